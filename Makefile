@@ -1,0 +1,95 @@
+# Partita -- plain Makefile.  `make` builds build/partita and build/libpartita.a.
+#   make run     build and run the main job on a built-in example
+#   make test    build and run every test (unit, golden, end-to-end, validation)
+#   make asan    the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench   speed and accuracy benchmarks (print numbers, never fail on time)
+
+CC      ?= cc
+BUILD   ?= build
+PKGS    := jansson cmocka
+DEBPKGS := libjansson-dev libcmocka-dev pkg-config
+WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
+           -Wmissing-prototypes -Werror
+OPT     ?= -O2 -g
+CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CFLAGS)
+LDLIBS_ALL = -ljansson -lm -lpthread $(EXTRA_LDFLAGS)
+
+LIB_SRC := $(sort $(wildcard src/base/*.c src/workload/*.c src/hw/*.c src/cost/*.c \
+                             src/plan/*.c src/sim/*.c src/goal/*.c src/emit/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+DATA    := devices clusters models
+GEN_SRC := $(DATA:%=$(BUILD)/gen/data_%.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:%.c=%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TESTS   := $(patsubst tests/%.c,%,$(sort $(wildcard tests/test_*.c)))
+TEST_BIN:= $(TESTS:%=$(BUILD)/tests/%)
+
+.PHONY: all run test asan bench clean deps
+.SECONDARY:
+all: $(BUILD)/partita $(BUILD)/libpartita.a
+
+# Build dependencies are Debian packages.  As root, install what is missing;
+# otherwise print the exact command and stop.
+$(BUILD)/.deps:
+	@mkdir -p $(BUILD)
+	@if ! pkg-config --exists $(PKGS) 2>/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "partita: installing build dependencies: $(DEBPKGS)"; \
+	    (apt-get install -y $(DEBPKGS) || (apt-get update && apt-get install -y $(DEBPKGS))) >&2 || exit 1; \
+	  else \
+	    echo "partita: missing build dependencies; run:" >&2; \
+	    echo "  sudo apt-get install -y $(DEBPKGS)" >&2; exit 1; \
+	  fi; \
+	fi
+	@touch $@
+deps: $(BUILD)/.deps
+
+$(BUILD)/embed: tools/embed.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) -O1 -o $@ $<
+
+$(BUILD)/gen/data_%.c: data/%.json $(BUILD)/embed
+	@mkdir -p $(@D)
+	$(BUILD)/embed pt_data_$*_json $< $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(BUILD)/libpartita.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/partita: $(CLI_OBJ) $(BUILD)/libpartita.a
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpartita.a $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libpartita.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(BUILD)/libpartita.a -lcmocka $(LDLIBS_ALL)
+
+run: all
+	$(BUILD)/partita eval gpt3-175b --cluster dgx-a100-80g --gpus 1024 \
+	  --global-batch 1536 --seq-len 2048 --dtype fp16 --strategy "tp=8 pp=16 mbs=1 recompute=full"
+
+test: all $(TEST_BIN)
+	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BIN)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" test
+
+bench: all
+	@sh bench/run.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Maintainers' tool: refits the efficiency constants (see tools/fit.c).
+$(BUILD)/fit: tools/fit.c $(BUILD)/libpartita.a
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(BUILD)/libpartita.a $(LDLIBS_ALL)

@@ -1,0 +1,259 @@
+/*
+ * partita.h -- the public API of libpartita.
+ *
+ * Partita predicts how long one training step of a deep-learning model takes on a
+ * cluster under a given parallel strategy, and how much memory each device needs.
+ * This header holds the plain value structs (a model, a device, a cluster, a
+ * strategy, a cost breakdown) and the functions that make and use them.  Values
+ * are plain structs that tests can write as literals; nothing here owns hidden
+ * state, and every function takes what it needs as arguments (no globals).
+ *
+ * Conventions (../shared/STYLE.md):
+ *   - every function that can fail returns pt_status and fills a caller-supplied
+ *     pt_diag with the file, line, column, field and value it refused;
+ *   - int64_t for bytes, FLOPs and counts; double for seconds; units in names.
+ */
+#ifndef PARTITA_H
+#define PARTITA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status and diagnostics (src/base) ---------------------------------- */
+
+typedef enum pt_status {
+    PT_OK = 0,
+    PT_INFEASIBLE = 1, /* valid input, but nothing fits            */
+    PT_EINPUT = 2,     /* bad usage or bad input: exit status 2    */
+    PT_ENOMEM = 3,
+    PT_EIO = 4
+} pt_status;
+
+typedef struct pt_diag {
+    char file[256];  /* "cluster.json"; "" when the input is not a file   */
+    int line, col;   /* 1-based; 0 when unknown                           */
+    char field[96];  /* "levels[1].bw_GBps"                               */
+    char value[128]; /* the refused value as text                         */
+    char msg[640];   /* the whole sentence, e.g. "levels[1].bw_GBps: -3 is not > 0" */
+} pt_diag;
+
+/* Formats "FILE:LINE:COL: msg" (the location parts that are known) into buf. */
+void pt_diag_format(const pt_diag *d, char *buf, size_t n);
+
+/* ---- numbers ------------------------------------------------------------ */
+
+typedef enum pt_dtype { PT_BF16 = 0, PT_FP16, PT_FP8 } pt_dtype;
+const char *pt_dtype_name(pt_dtype t);
+
+#define PT_GiB (1024.0 * 1024.0 * 1024.0)
+
+/* ---- workload: dense transformer (src/workload) ------------------------- */
+
+typedef enum pt_act { PT_ACT_GELU = 0, PT_ACT_SILU, PT_ACT_RELU2 } pt_act;
+
+typedef struct pt_model {
+    char name[64];        /* "gpt3-175b", or the config.json path            */
+    char family[32];      /* Hugging Face model_type: "llama", "gpt2", ...   */
+    int64_t layers;       /* e.g. 96                                         */
+    int64_t hidden;       /* e.g. 12288                                      */
+    int64_t heads;        /* query heads, e.g. 96                            */
+    int64_t kv_heads;     /* key/value heads (GQA groups), e.g. 8            */
+    int64_t head_dim;     /* e.g. 128                                        */
+    int64_t ffn;          /* MLP inner size, e.g. 49152                      */
+    int64_t vocab;        /* e.g. 51200                                      */
+    int64_t max_seq;      /* max_position_embeddings, e.g. 2048             */
+    int gated_mlp;        /* 1: SwiGLU-style (gate, up, down); 0: fc1, fc2   */
+    pt_act act;           /* activation of the MLP                           */
+    int tied_embeddings;  /* 1: output layer shares the embedding matrix     */
+    int learned_pos;      /* 1: learned absolute position embeddings (GPT-2) */
+    int linear_bias;      /* 1: every Linear layer carries a bias            */
+    int qkv_bias;         /* 1: only the q/k/v projections carry biases (qwen2) */
+    int norm_bias;        /* 1: LayerNorm with bias (2h params); 0: RMSNorm  */
+    int dropout;          /* 1: hidden/attention dropout is on (masks kept)  */
+} pt_model;
+
+/* Parameter count of the whole model (embeddings, layers, final norm). */
+int64_t pt_model_params(const pt_model *m);
+/* Parameters of one transformer layer (attention + MLP + norms). */
+int64_t pt_model_layer_params(const pt_model *m);
+/* Checks the shape (heads divide hidden, kv_heads divide heads, ...). */
+pt_status pt_model_check(const pt_model *m, pt_diag *d);
+
+/* Number of built-in models, and the i-th one's name (for `partita models`). */
+int pt_model_catalog_count(void);
+const char *pt_model_catalog_name(int i);
+/* A built-in model by name; PT_EINPUT with a message if there is none. */
+pt_status pt_model_builtin(const char *name, pt_model *out, pt_diag *d);
+/* Parses a Hugging Face config.json given as text; file names the source in errors. */
+pt_status pt_hf_parse(const char *text, const char *file, pt_model *out, pt_diag *d);
+/* A built-in name, or a path to a config.json. */
+pt_status pt_model_load(const char *name_or_path, pt_model *out, pt_diag *d);
+
+/* ---- hardware (src/hw) --------------------------------------------------- */
+
+typedef struct pt_device {
+    char name[48];          /* "a100-sxm4-80g"                                */
+    double memory_GiB;      /* e.g. 80                                        */
+    double memory_bw_GBps;  /* HBM, 10^9 B/s, e.g. 2039                       */
+    double tflops_bf16, tflops_fp16, tflops_fp8, tflops_tf32, tflops_fp32;
+    double host_bw_GBps;    /* device<->host link per device (PCIe), e.g. 25  */
+    /* Efficiency constants: fitted, see data/devices.json for where each came from. */
+    double gemm_eff;        /* fraction of peak a large GEMM reaches, e.g. 0.8 */
+    double gemm_half_GFLOP; /* GEMM size at which it reaches half of gemm_eff  */
+    double attn_eff;        /* fused (flash) attention: fraction of peak       */
+    double mem_eff;         /* fraction of memory_bw element-wise kernels reach */
+    double kernel_us;       /* fixed cost per kernel launch, microseconds     */
+} pt_device;
+
+#define PT_MAX_LEVELS 4
+
+typedef struct pt_level {
+    char name[32];      /* "nvlink"                                            */
+    int64_t size;       /* devices in one domain of this level, e.g. 8         */
+    double bw_GBps;     /* per device, one direction, to a peer in this domain */
+    double latency_us;  /* per hop                                              */
+    double efficiency;  /* fraction of bw_GBps a large collective reaches      */
+} pt_level;
+
+typedef struct pt_cluster {
+    char name[64];
+    pt_device dev;
+    int64_t devices;
+    int nlevels;
+    pt_level level[PT_MAX_LEVELS]; /* innermost first; the last spans all devices */
+    double price_per_device_hour;  /* dollars                                */
+    double mtbf_device_hours;      /* mean time between failures per device  */
+} pt_cluster;
+
+int pt_device_catalog_count(void);
+const char *pt_device_catalog_name(int i);
+pt_status pt_device_builtin(const char *name, pt_device *out, pt_diag *d);
+/* Peak dense TFLOPS for a dtype (fp8 falls back to bf16 where the device has none). */
+double pt_device_tflops(const pt_device *dev, pt_dtype t);
+
+int pt_cluster_catalog_count(void);
+const char *pt_cluster_catalog_name(int i);
+pt_status pt_cluster_builtin(const char *name, pt_cluster *out, pt_diag *d);
+pt_status pt_cluster_parse(const char *text, const char *file, pt_cluster *out, pt_diag *d);
+/* A built-in name or a path to a cluster file. */
+pt_status pt_cluster_load(const char *name_or_path, pt_cluster *out, pt_diag *d);
+/* Resizes to n devices (--gpus): whole innermost domains; the outermost level grows. */
+pt_status pt_cluster_resize(pt_cluster *c, int64_t n, pt_diag *d);
+
+/* Collectives over a group of n ranks spaced `stride` apart in rank order. */
+typedef enum pt_coll_op { PT_ALLREDUCE = 0, PT_REDUCESCATTER, PT_ALLGATHER, PT_ALLTOALL } pt_coll_op;
+/* Seconds for one collective; bytes is the full buffer (nccl-tests' S). */
+double pt_coll_time(const pt_cluster *c, pt_coll_op op, int64_t bytes, int64_t n, int64_t stride);
+/* The same, as one flat ring over the slowest level the group spans. */
+double pt_coll_time_flat(const pt_cluster *c, pt_coll_op op, int64_t bytes, int64_t n, int64_t stride);
+/* Seconds to send bytes between neighbours of such a group (the slowest pair). */
+double pt_p2p_time(const pt_cluster *c, int64_t bytes, int64_t n, int64_t stride);
+/* Index of the outermost level the group spans (0 when it fits in one innermost domain). */
+int pt_coll_level(const pt_cluster *c, int64_t n, int64_t stride);
+
+/* ---- strategy (src/plan) -------------------------------------------------- */
+
+typedef enum pt_recompute { PT_RC_NONE = 0, PT_RC_SELECTIVE, PT_RC_FULL } pt_recompute;
+typedef enum pt_schedule {
+    PT_SCHED_GPIPE = 0, PT_SCHED_1F1B, PT_SCHED_INTERLEAVED,
+    PT_SCHED_ZBH1, PT_SCHED_ZBV, PT_SCHED_DUALPIPE
+} pt_schedule;
+typedef enum pt_offload { PT_OFF_NONE = 0, PT_OFF_OPTIMIZER, PT_OFF_PARAMS } pt_offload;
+
+typedef struct pt_strategy {
+    int tp, pp, dp, cp, ep, etp, vpp, mbs;
+    int64_t gbs;
+    int sp;                 /* 0/1 */
+    int zero;               /* 0..3 */
+    pt_recompute recompute;
+    pt_schedule schedule;
+    pt_offload offload;
+} pt_strategy;
+
+/* Bits of pt_strategy that a parsed string set explicitly. */
+enum {
+    PT_K_TP = 1 << 0, PT_K_PP = 1 << 1, PT_K_DP = 1 << 2, PT_K_CP = 1 << 3,
+    PT_K_EP = 1 << 4, PT_K_ETP = 1 << 5, PT_K_VPP = 1 << 6, PT_K_MBS = 1 << 7,
+    PT_K_GBS = 1 << 8, PT_K_SP = 1 << 9, PT_K_ZERO = 1 << 10, PT_K_RECOMPUTE = 1 << 11,
+    PT_K_SCHEDULE = 1 << 12, PT_K_OFFLOAD = 1 << 13
+};
+
+const char *pt_recompute_name(pt_recompute r);
+const char *pt_schedule_name(pt_schedule s);
+const char *pt_offload_name(pt_offload o);
+
+/* What a strategy is applied to: one training job. */
+typedef struct pt_job {
+    int64_t seq_len;       /* tokens per sequence, e.g. 2048               */
+    int64_t global_batch;  /* sequences per step, e.g. 1536; 0 = not given */
+    pt_dtype dtype;        /* GEMM precision                               */
+    int flash_attention;   /* 1: fused attention kernel (default)          */
+} pt_job;
+
+/* Parses "tp=8 pp=8 ..." into *out (unset keys zero) and the set-key mask. */
+pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, pt_diag *d);
+/* Fills defaults for keys not in `set` and checks every validity rule. */
+pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
+                              const pt_cluster *c, const pt_job *job, pt_diag *d);
+/* Checks the rules only (st fully filled in). */
+pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_cluster *c,
+                            const pt_job *job, pt_diag *d);
+/* Canonical text: "tp=8 pp=8 dp=16 cp=1 ep=1 etp=8 vpp=1 mbs=1 gbs=1536 sp=1 zero=1 ..." */
+void pt_strategy_format(const pt_strategy *st, char *buf, size_t n);
+
+/* ---- cost (src/cost) ------------------------------------------------------ */
+
+typedef struct pt_memory {     /* bytes on the busiest device */
+    int64_t weights, gradients, optimizer, activations, other, total;
+} pt_memory;
+
+typedef struct pt_times {      /* seconds of one step; they add up to the step time */
+    double compute;    /* forward, backward and recompute kernels, all micro-batches */
+    double tp_comm;    /* exposed tensor-parallel collectives                        */
+    double cp_comm;    /* exposed context-parallel (ring attention) transfers        */
+    double ep_comm;    /* expert-parallel all-to-all (MoE)                           */
+    double pp_comm;    /* pipeline point-to-point on the critical path               */
+    double dp_comm;    /* exposed data-parallel / ZeRO collectives                   */
+    double bubble;     /* pipeline fill and drain                                    */
+    double optimizer;  /* optimizer step (and offloaded-optimizer traffic)           */
+    double offload;    /* parameter offload traffic (ZeRO-Infinity style)            */
+} pt_times;
+
+typedef struct pt_cost {
+    double step_time_s;
+    double tokens_per_s;
+    double model_tflops_per_gpu;  /* model FLOPs (no recompute) / step / device, 10^12 */
+    double mfu, hfu;
+    double model_flops;           /* per step, whole job */
+    double hw_flops;              /* what the hardware executes, with recompute */
+    pt_memory mem;
+    int64_t device_memory_bytes;
+    int fits;
+    pt_times time;
+    int64_t microbatches;         /* per pipeline per step */
+} pt_cost;
+
+/* Prices one strategy.  st must have passed pt_strategy_check. */
+pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                       const pt_strategy *st, pt_cost *out);
+
+/* Seconds of one transformer layer for one micro-batch on one device, forward
+ * and backward (with recompute), including its tensor/context-parallel traffic. */
+void pt_cost_layer_time(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                        const pt_strategy *st, double *fwd_s, double *bwd_s);
+
+/* Activation bytes of one transformer layer for one micro-batch on one device
+ * (Korthikanti et al. 2022, generalised to GQA, gated MLPs and flash attention). */
+int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, const pt_strategy *st);
+
+/* Model FLOPs of one step for the whole job: 6·P·tokens plus attention (no recompute). */
+double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PARTITA_H */

@@ -1,0 +1,404 @@
+/*
+ * base.c -- diagnostics, whole-file I/O and strict JSON reading (see base.h).
+ */
+#include "base.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void pt_strlcpy(char *dst, const char *src, size_t n)
+{
+    size_t i = 0;
+    if (n == 0) return;
+    if (src)
+        for (; i + 1 < n && src[i]; i++) dst[i] = src[i];
+    dst[i] = '\0';
+}
+
+pt_status pt_diag_set(pt_diag *d, const char *file, const char *field, const char *value,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    if (!d) return PT_EINPUT;
+    memset(d, 0, sizeof *d);
+    pt_strlcpy(d->file, file ? file : "", sizeof d->file);
+    pt_strlcpy(d->field, field ? field : "", sizeof d->field);
+    pt_strlcpy(d->value, value ? value : "", sizeof d->value);
+    va_start(ap, fmt);
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    va_end(ap);
+    return PT_EINPUT;
+}
+
+void pt_diag_format(const pt_diag *d, char *buf, size_t n)
+{
+    if (d->file[0] && d->line > 0)
+        snprintf(buf, n, "%s:%d:%d: %s", d->file, d->line, d->col, d->msg);
+    else if (d->file[0])
+        snprintf(buf, n, "%s: %s", d->file, d->msg);
+    else
+        snprintf(buf, n, "%s", d->msg);
+}
+
+pt_status pt_read_file(const char *path, char **text, pt_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    *text = NULL;
+    if (!f) return pt_diag_set(d, path, NULL, NULL, "cannot open: %s", strerror(errno));
+    for (;;) {
+        if (cap - len < 4096) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            char *nb;
+            if (ncap > ((size_t)64 << 20)) {
+                free(buf);
+                fclose(f);
+                return pt_diag_set(d, path, NULL, NULL, "file is larger than 64 MiB");
+            }
+            nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                pt_diag_set(d, path, NULL, NULL, "out of memory");
+                return PT_ENOMEM;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        fclose(f);
+        pt_diag_set(d, path, NULL, NULL, "read error");
+        return PT_EIO;
+    }
+    fclose(f);
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len)) {
+        free(buf);
+        return pt_diag_set(d, path, NULL, NULL, "file contains a NUL byte (not text)");
+    }
+    *text = buf;
+    return PT_OK;
+}
+
+pt_status pt_write_file_atomic(const char *path, const char *data, size_t n, pt_diag *d)
+{
+    char tmp[1100];
+    FILE *f;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "wb");
+    if (!f) {
+        pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
+        return PT_EIO;
+    }
+    if (fwrite(data, 1, n, f) != n || fflush(f) != 0) {
+        fclose(f);
+        remove(tmp);
+        pt_diag_set(d, path, NULL, NULL, "write failed: %s", strerror(errno));
+        return PT_EIO;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
+        return PT_EIO;
+    }
+    return PT_OK;
+}
+
+/* ---- locating a path in JSON text ---------------------------------------
+ * A small scanner that walks the text the way a parser would, tracking line
+ * and column, and stops at the value the path names.  It assumes the text
+ * already parsed (jansson said so), so it does not validate. */
+
+typedef struct scan {
+    const char *p;
+    int line, col;
+} scan;
+
+static void sc_adv(scan *s)
+{
+    if (*s->p == '\n') {
+        s->line++;
+        s->col = 1;
+    } else if (((unsigned char)*s->p & 0xC0) != 0x80) {
+        s->col++;
+    }
+    s->p++;
+}
+
+static void sc_ws(scan *s)
+{
+    while (*s->p && isspace((unsigned char)*s->p)) sc_adv(s);
+}
+
+/* Reads a string token at s->p (which is '"'); copies up to n-1 bytes of it. */
+static void sc_string(scan *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    sc_adv(s);
+    while (*s->p && *s->p != '"') {
+        if (*s->p == '\\' && s->p[1]) {
+            sc_adv(s);
+        }
+        if (buf && k + 1 < n) buf[k++] = *s->p;
+        sc_adv(s);
+    }
+    if (*s->p == '"') sc_adv(s);
+    if (buf && n) buf[k] = '\0';
+}
+
+static void sc_skip_value(scan *s)
+{
+    int depth = 0;
+    sc_ws(s);
+    do {
+        if (*s->p == '"') {
+            sc_string(s, NULL, 0);
+            continue;
+        }
+        if (*s->p == '{' || *s->p == '[') depth++;
+        else if (*s->p == '}' || *s->p == ']') depth--;
+        else if (depth == 0 && (*s->p == ',' )) break;
+        if (depth < 0) break;
+        sc_adv(s);
+        if (depth == 0) {
+            /* a scalar: run to the next delimiter */
+            while (*s->p && !strchr(",}] \t\r\n", *s->p)) sc_adv(s);
+            break;
+        }
+    } while (*s->p && depth > 0);
+}
+
+int pt_json_locate(const char *text, const char *path, int *line, int *col)
+{
+    scan s = {text, 1, 1};
+    const char *q = path;
+    sc_ws(&s);
+    while (*q) {
+        if (*q == '.') q++;
+        if (*q == '[') {
+            long idx = strtol(q + 1, (char **)&q, 10), i;
+            if (*q == ']') q++;
+            if (*s.p != '[') return 0;
+            sc_adv(&s);
+            for (i = 0; i < idx; i++) {
+                sc_ws(&s);
+                sc_skip_value(&s);
+                sc_ws(&s);
+                if (*s.p != ',') return 0;
+                sc_adv(&s);
+            }
+            sc_ws(&s);
+        } else {
+            char key[128];
+            size_t k = 0;
+            while (*q && *q != '.' && *q != '[' && k + 1 < sizeof key) key[k++] = *q++;
+            key[k] = '\0';
+            if (*s.p != '{') return 0;
+            sc_adv(&s);
+            for (;;) {
+                char got[128];
+                sc_ws(&s);
+                if (*s.p != '"') return 0;
+                {
+                    scan at = s;
+                    sc_string(&s, got, sizeof got);
+                    sc_ws(&s);
+                    if (*s.p == ':') sc_adv(&s);
+                    sc_ws(&s);
+                    if (strcmp(got, key) == 0) {
+                        if (!*q) { /* the key itself is what we point at */
+                            s = at;
+                            goto found;
+                        }
+                        break;
+                    }
+                }
+                sc_skip_value(&s);
+                sc_ws(&s);
+                if (*s.p != ',') return 0;
+                sc_adv(&s);
+            }
+        }
+    }
+found:
+    *line = s.line;
+    *col = s.col;
+    return 1;
+}
+
+/* ---- strict JSON reading ------------------------------------------------- */
+
+json_t *pt_json_parse(pt_jctx *jc)
+{
+    json_error_t err;
+    json_t *root = json_loads(jc->text, JSON_REJECT_DUPLICATES, &err);
+    if (!root) {
+        pt_diag_set(jc->d, jc->file, NULL, NULL, "invalid JSON: %s", err.text);
+        jc->d->line = err.line > 0 ? err.line : 0;
+        jc->d->col = err.column > 0 ? err.column : 0;
+        return NULL;
+    }
+    if (!json_is_object(root)) {
+        pt_diag_set(jc->d, jc->file, NULL, NULL, "expected a JSON object at the top level");
+        jc->d->line = 1;
+        jc->d->col = 1;
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+void pt_path_join(char *buf, size_t n, const char *path, const char *key)
+{
+    if (path && path[0])
+        snprintf(buf, n, "%s.%s", path, key);
+    else
+        snprintf(buf, n, "%s", key);
+}
+
+pt_status pt_jerr(pt_jctx *jc, const char *path, const json_t *val, const char *fmt, ...)
+{
+    char msg[512], vbuf[128] = "";
+    va_list ap;
+    int line = 0, col = 0;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (val) {
+        char *dump = json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (dump) {
+            pt_strlcpy(vbuf, dump, sizeof vbuf);
+            free(dump);
+        }
+    }
+    if (val)
+        pt_diag_set(jc->d, jc->file, path, vbuf, "%s: %s %s", path, vbuf, msg);
+    else
+        pt_diag_set(jc->d, jc->file, path, NULL, "%s: %s", path, msg);
+    if (jc->text && pt_json_locate(jc->text, path, &line, &col)) {
+        jc->d->line = line;
+        jc->d->col = col;
+    }
+    return PT_EINPUT;
+}
+
+pt_status pt_json_only_keys(pt_jctx *jc, const json_t *obj, const char *path,
+                            const char *const *allowed)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, key) == 0) ok = 1;
+        if (!ok) {
+            char full[256], list[400] = "";
+            size_t used = 0;
+            pt_path_join(full, sizeof full, path, key);
+            for (const char *const *a = allowed; *a && used + 40 < sizeof list; a++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         a == allowed ? "" : ", ", *a);
+            pt_jerr(jc, full, NULL, "unknown key \"%s\" (known: %s)", key, list);
+            pt_strlcpy(jc->d->value, key, sizeof jc->d->value);
+            return PT_EINPUT;
+        }
+    }
+    return PT_OK;
+}
+
+pt_status pt_json_num(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                      int required, double *out, int *found)
+{
+    char full[256];
+    json_t *v = json_object_get(obj, key);
+    pt_path_join(full, sizeof full, path, key);
+    if (found) *found = v != NULL && !json_is_null(v);
+    if (!v || json_is_null(v)) {
+        if (required) return pt_jerr(jc, full, NULL, "required key is missing");
+        return PT_OK;
+    }
+    if (!json_is_number(v)) return pt_jerr(jc, full, v, "is not a number");
+    *out = json_number_value(v);
+    return PT_OK;
+}
+
+pt_status pt_json_int(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                      int required, int64_t lo, int64_t hi, int64_t *out, int *found)
+{
+    char full[256];
+    json_t *v = json_object_get(obj, key);
+    double x;
+    pt_path_join(full, sizeof full, path, key);
+    if (found) *found = v != NULL && !json_is_null(v);
+    if (!v || json_is_null(v)) {
+        if (required) return pt_jerr(jc, full, NULL, "required key is missing");
+        return PT_OK;
+    }
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < lo || i > hi)
+            return pt_jerr(jc, full, v, "is out of range [%lld, %lld]", (long long)lo,
+                           (long long)hi);
+        *out = (int64_t)i;
+        return PT_OK;
+    }
+    if (!json_is_real(v)) return pt_jerr(jc, full, v, "is not a whole number");
+    x = json_real_value(v);
+    if (x != (double)(int64_t)x) return pt_jerr(jc, full, v, "is not a whole number");
+    if (x < (double)lo || x > (double)hi)
+        return pt_jerr(jc, full, v, "is out of range [%lld, %lld]", (long long)lo,
+                       (long long)hi);
+    *out = (int64_t)x;
+    return PT_OK;
+}
+
+pt_status pt_json_str(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                      int required, char *buf, size_t n, int *found)
+{
+    char full[256];
+    json_t *v = json_object_get(obj, key);
+    pt_path_join(full, sizeof full, path, key);
+    if (found) *found = v != NULL && !json_is_null(v);
+    if (!v || json_is_null(v)) {
+        if (required) return pt_jerr(jc, full, NULL, "required key is missing");
+        return PT_OK;
+    }
+    if (!json_is_string(v)) return pt_jerr(jc, full, v, "is not a string");
+    if (strlen(json_string_value(v)) >= n)
+        return pt_jerr(jc, full, v, "is longer than %zu characters", n - 1);
+    pt_strlcpy(buf, json_string_value(v), n);
+    return PT_OK;
+}
+
+pt_status pt_json_bool(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                       int *out, int *found)
+{
+    char full[256];
+    json_t *v = json_object_get(obj, key);
+    pt_path_join(full, sizeof full, path, key);
+    if (found) *found = v != NULL && !json_is_null(v);
+    if (!v || json_is_null(v)) return PT_OK;
+    if (!json_is_boolean(v)) return pt_jerr(jc, full, v, "is not true or false");
+    *out = json_is_true(v);
+    return PT_OK;
+}
+
+const char *pt_dtype_name(pt_dtype t)
+{
+    switch (t) {
+    case PT_BF16: return "bf16";
+    case PT_FP16: return "fp16";
+    case PT_FP8: return "fp8";
+    }
+    return "?";
+}

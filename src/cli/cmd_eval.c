@@ -1,0 +1,75 @@
+/*
+ * cmd_eval.c -- `partita eval`: price one strategy (SPEC sections 1 and 5).
+ */
+#include "cli/cli.h"
+#include "emit/emit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_eval(int argc, char **argv)
+{
+    cli_job o;
+    pt_model m;
+    pt_cluster c;
+    pt_strategy st;
+    pt_cost cost;
+    pt_diag d;
+    pt_status s;
+    unsigned set;
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.job.dtype = PT_BF16;
+    o.job.flash_attention = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = !strcmp(a, "--cluster") || !strcmp(a, "--gpus") || !strcmp(a, "--strategy") ||
+                    !strcmp(a, "--global-batch") || !strcmp(a, "--seq-len") || !strcmp(a, "--dtype");
+        if (takes && !v) return cli_usage("%s needs a value", a);
+        if (!strcmp(a, "--cluster")) o.cluster = v;
+        else if (!strcmp(a, "--strategy")) o.strategy = v;
+        else if (!strcmp(a, "--gpus")) { if (cli_int(a, v, 1, &o.gpus)) return 2; }
+        else if (!strcmp(a, "--global-batch")) { if (cli_int(a, v, 1, &o.job.global_batch)) return 2; }
+        else if (!strcmp(a, "--seq-len")) { if (cli_int(a, v, 1, &o.job.seq_len)) return 2; }
+        else if (!strcmp(a, "--dtype")) {
+            if (!strcmp(v, "bf16")) o.job.dtype = PT_BF16;
+            else if (!strcmp(v, "fp16")) o.job.dtype = PT_FP16;
+            else if (!strcmp(v, "fp8")) o.job.dtype = PT_FP8;
+            else return cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
+        } else if (!strcmp(a, "--json")) { o.json = 1; continue; }
+        else if (!strcmp(a, "--no-flash-attention")) { o.job.flash_attention = 0; continue; }
+        else if (a[0] == '-') return cli_usage("eval: unknown option \"%s\"", a);
+        else if (!o.model) { o.model = a; continue; }
+        else return cli_usage("eval: unexpected argument \"%s\"", a);
+        i++;
+    }
+    if (!o.model) return cli_usage("eval: give a MODEL (a name from `partita models` or a config.json)");
+    if (!o.cluster) return cli_usage("eval: give --cluster C (a name from `partita clusters` or a cluster file)");
+    if (!o.strategy) return cli_usage("eval: give --strategy \"tp=.. pp=.. ...\"");
+    if ((rc = cli_load(&o, &m, &c)) != 0) return rc;
+    if ((s = pt_strategy_parse(o.strategy, &st, &set, &d)) != PT_OK) return cli_fail(s, &d);
+    if ((s = pt_strategy_resolve(&st, set, &m, &c, &o.job, &d)) != PT_OK) return cli_fail(s, &d);
+    pt_cost_eval(&m, &c, &o.job, &st, &cost);
+    if (o.json) {
+        json_t *j = pt_emit_plan_json(&st, &cost);
+        char *text;
+        json_t *head = json_object();
+        json_object_set_new(head, "model", json_string(m.name));
+        json_object_set_new(head, "cluster", json_string(c.name));
+        json_object_set_new(head, "device", json_string(c.dev.name));
+        json_object_set_new(head, "devices", json_integer(c.devices));
+        json_object_set_new(head, "seq_len", json_integer(o.job.seq_len));
+        json_object_set_new(head, "dtype", json_string(pt_dtype_name(o.job.dtype)));
+        json_object_set_new(head, "flash_attention", json_boolean(o.job.flash_attention));
+        json_object_update(head, j);
+        text = pt_emit_json_text(head);
+        printf("%s\n", text);
+        free(text);
+        json_decref(j);
+        json_decref(head);
+    } else {
+        pt_emit_plan_table(stdout, &m, &c, &o.job, &st, &cost);
+    }
+    return 0;
+}

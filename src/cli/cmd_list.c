@@ -1,0 +1,55 @@
+/*
+ * cmd_list.c -- `partita models | devices | clusters`: what is built in.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+
+int cmd_models(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("%-16s %9s %7s %7s %6s %5s %7s %8s\n", "name", "params", "layers", "hidden", "heads",
+           "kv", "ffn", "vocab");
+    for (int i = 0; i < pt_model_catalog_count(); i++) {
+        pt_model m;
+        pt_diag d;
+        if (pt_model_builtin(pt_model_catalog_name(i), &m, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
+        printf("%-16s %8.2fB %7lld %7lld %6lld %5lld %7lld %8lld\n", m.name,
+               (double)pt_model_params(&m) / 1e9, (long long)m.layers, (long long)m.hidden,
+               (long long)m.heads, (long long)m.kv_heads, (long long)m.ffn, (long long)m.vocab);
+    }
+    return 0;
+}
+
+int cmd_devices(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("%-16s %8s %9s %9s %9s\n", "name", "mem GiB", "HBM GB/s", "bf16 TF", "fp8 TF");
+    for (int i = 0; i < pt_device_catalog_count(); i++) {
+        pt_device v;
+        pt_diag d;
+        if (pt_device_builtin(pt_device_catalog_name(i), &v, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
+        printf("%-16s %8.1f %9.0f %9.1f %9.1f\n", v.name, v.memory_GiB, v.memory_bw_GBps,
+               v.tflops_bf16, v.tflops_fp8);
+    }
+    return 0;
+}
+
+int cmd_clusters(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("%-14s %-16s %8s  %s\n", "name", "device", "devices", "levels (size x GB/s per device)");
+    for (int i = 0; i < pt_cluster_catalog_count(); i++) {
+        pt_cluster c;
+        pt_diag d;
+        if (pt_cluster_builtin(pt_cluster_catalog_name(i), &c, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
+        printf("%-14s %-16s %8lld ", c.name, c.dev.name, (long long)c.devices);
+        for (int j = 0; j < c.nlevels; j++)
+            printf(" %s %lld x %.0f", c.level[j].name, (long long)c.level[j].size, c.level[j].bw_GBps);
+        printf("\n");
+    }
+    return 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * main.c -- `partita COMMAND ...`: dispatch to the sub-commands (SPEC section 1).
+ */
+#include "cli/cli.h"
+#include "base/base.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: partita COMMAND ...\n"
+    "  eval MODEL --cluster C [--gpus N] --strategy \"tp=8 pp=8 ...\" [--global-batch B]\n"
+    "       [--seq-len S] [--dtype bf16|fp16|fp8] [--no-flash-attention] [--json]\n"
+    "  validate CSV [--json]      predicted vs measured for every row of a runs CSV\n"
+    "  models | devices | clusters   list what is built in\n";
+
+int cli_fail(pt_status st, const pt_diag *d)
+{
+    char buf[1200];
+    pt_diag_format(d, buf, sizeof buf);
+    fprintf(stderr, "partita: %s\n", buf);
+    return st == PT_INFEASIBLE ? 1 : 2;
+}
+
+int cli_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("partita: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 2;
+}
+
+int cli_int(const char *opt, const char *v, int64_t lo, int64_t *out)
+{
+    char *end;
+    long long x;
+    errno = 0;
+    x = strtoll(v, &end, 10);
+    if (!*v || *end || errno || x < lo) {
+        cli_usage("%s: \"%s\" is not a whole number >= %lld", opt, v, (long long)lo);
+        return 2;
+    }
+    *out = (int64_t)x;
+    return 0;
+}
+
+int cli_load(cli_job *o, pt_model *m, pt_cluster *c)
+{
+    pt_diag d;
+    pt_status st;
+    if ((st = pt_model_load(o->model, m, &d)) != PT_OK) return cli_fail(st, &d);
+    if ((st = pt_cluster_load(o->cluster, c, &d)) != PT_OK) return cli_fail(st, &d);
+    if (o->gpus > 0 && (st = pt_cluster_resize(c, o->gpus, &d)) != PT_OK) return cli_fail(st, &d);
+    if (o->job.seq_len == 0) o->job.seq_len = m->max_seq < 4096 ? m->max_seq : 4096;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "";
+    if (!strcmp(cmd, "eval")) return cmd_eval(argc - 1, argv + 1);
+    if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "models")) return cmd_models(argc - 1, argv + 1);
+    if (!strcmp(cmd, "devices")) return cmd_devices(argc - 1, argv + 1);
+    if (!strcmp(cmd, "clusters")) return cmd_clusters(argc - 1, argv + 1);
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (cmd[0]) cli_usage("unknown command \"%s\"", cmd);
+    fputs(usage, stderr);
+    return 2;
+}

@@ -1,0 +1,501 @@
+/*
+ * cost.c -- the analytic cost model: time of one training step and memory of
+ * the busiest device for a dense transformer, a cluster and a strategy.
+ *
+ * Sources (DESIGN.md "Facts"):
+ *  - GEMM FLOPs 2*M*N*K; backward = data-gradient + weight-gradient GEMMs, each
+ *    as large as the forward one.  A GEMM takes the larger of its compute time
+ *    at gemm_eff * size/(size + gemm_half) of peak and its memory time, plus a
+ *    launch cost (roofline with a shape-dependent ramp; constants fitted, see
+ *    data/devices.json).
+ *  - Element-wise work (norms, activation, bias-dropout-add, softmax, cross
+ *    entropy, the optimizer) is bound by memory bandwidth: bytes / (bw*mem_eff).
+ *  - Flash attention: 4*b*a*s_q*s_kv*d FLOPs forward, half of it skipped by the
+ *    causal mask, backward 2.5x forward (5 GEMMs against 2; Dao 2023), at
+ *    attn_eff of peak.  Without it, QK^T and AV are batched GEMMs and the
+ *    a*s^2 scores go through HBM (scale-mask-softmax, dropout).
+ *  - Recompute: full re-runs each layer's forward (with its TP collectives)
+ *    before its backward; selective re-runs the attention core only
+ *    (Korthikanti et al. 2022, section 5); flash attention's backward already
+ *    recomputes the scores, so selective costs nothing more with it.
+ *  - TP: 2 all-reduces of b*s*h forward and 2 backward per layer; with SP each
+ *    is a reduce-scatter plus an all-gather, and the backward re-gathers the
+ *    two sequence-sharded GEMM inputs (Megatron's weight-gradient all-gather).
+ *  - PP: 1F1B/GPipe bubble (p-1)(t_f+t_b), interleaved (p-1)(t_f+t_b)/v
+ *    (Narayanan et al. SC'21 eq. 2-3); ZB-H1 (p-1)*t_f and ZB-V
+ *    (p-1)*max(0, t_F - t_W) per chunk (Qi et al. 2024); DualPipe
+ *    (p/2-1)*t_f with two mirrored stages per rank (DeepSeek-V3 report,
+ *    Table 2).  Point-to-point b*s*h/t per boundary crossing, on the critical
+ *    path (Megatron's batched isend/irecv waits before compute).
+ *  - DP/ZeRO: Megatron DDP all-reduces fp32 gradients (ZeRO 0); the
+ *    distributed optimizer (ZeRO 1/2) reduce-scatters them and all-gathers
+ *    bf16 parameters; both overlap with the last micro-batch's backward (and
+ *    the next forward) bucket by bucket.  ZeRO-3/FSDP all-gathers parameters
+ *    for forward and again for backward and reduce-scatters gradients every
+ *    micro-batch, prefetching so each overlaps the neighbouring compute.
+ *    Those per-module collectives are priced as one flat ring at the slowest
+ *    spanned level: Narayanan et al. Table 2 measured ZeRO-3 (175B at 768 and
+ *    1536 GPUs, 530B at 1120 and 2240) at the same seconds per step whatever
+ *    the GPU count, ~4.8 parameter volumes at ~25 GB/s per GPU -- the per-NIC
+ *    rate, not the node's aggregate that hierarchical rings reach.
+ *  - Memory (per device): bf16 weights 2 B, fp32 gradients 4 B, fp32 master
+ *    weights + Adam m, v 12 B per parameter; ZeRO-1 shards the 12 over dp*cp,
+ *    ZeRO-2 also the 4, ZeRO-3 also the 2.  Activations per layer per
+ *    micro-batch from Korthikanti et al. 2022 eq. 1-6 (pt_cost_layer_
+ *    activation_bytes), times the micro-batches the schedule keeps in flight.
+ *  - Allowance: 1 GiB for the CUDA context, cuBLAS and NCCL workspaces, plus
+ *    5% of the rest for allocator fragmentation ("other").
+ *
+ * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
+ */
+#include "partita.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+/* Fixed allowances, stated once. */
+#define CONTEXT_BYTES (1.0 * PT_GiB) /* CUDA context + library workspaces        */
+#define FRAG_FRACTION 0.05            /* caching-allocator fragmentation         */
+#define ADAM_BYTES_PER_PARAM 36.0     /* fused Adam: r/w fp32 p, m, v; r fp32 g;
+                                         w bf16 copy; grad-norm read; zeroing    */
+#define FLASH_BWD_FACTOR 2.5          /* flash-attention backward / forward FLOPs */
+#define CAUSAL_FRACTION 0.5           /* share of score blocks a causal mask keeps */
+#define CPU_ADAM_PARAMS_PER_S 1.0e9   /* per device's share of host cores       */
+
+typedef struct hw {
+    double peak;       /* FLOP/s for linear-layer GEMMs in the job's dtype */
+    double peak16;     /* FLOP/s in bf16/fp16 (attention, logits)          */
+    double gemm_eff, gemm_half, attn_eff;
+    double mem_bw;     /* achieved bytes/s                                  */
+    double kernel_s;
+} hw;
+
+static void hw_init(const pt_device *dev, const pt_job *job, hw *h)
+{
+    h->peak = pt_device_tflops(dev, job->dtype) * 1e12;
+    h->peak16 = pt_device_tflops(dev, job->dtype == PT_FP8 ? PT_BF16 : job->dtype) * 1e12;
+    h->gemm_eff = dev->gemm_eff;
+    h->gemm_half = dev->gemm_half_GFLOP * 1e9;
+    h->attn_eff = dev->attn_eff;
+    h->mem_bw = dev->memory_bw_GBps * 1e9 * dev->mem_eff;
+    h->kernel_s = dev->kernel_us * 1e-6;
+}
+
+static double gemm(const hw *h, double peak, double M, double N, double K, double batch,
+                   double elem_bytes)
+{
+    double flops = 2.0 * M * N * K * batch;
+    double eff = h->gemm_eff * flops / (flops + h->gemm_half);
+    double tc = flops / (peak * eff);
+    double tm = elem_bytes * (M * K + K * N + M * N) * batch / h->mem_bw;
+    return (tc > tm ? tc : tm) + h->kernel_s;
+}
+
+/* Forward, data-gradient and weight-gradient GEMMs of one linear layer. */
+static void linear(const hw *h, double peak, double eb, double M, double N, double K,
+                   double *fwd, double *bwd)
+{
+    *fwd += gemm(h, peak, M, N, K, 1, eb);
+    *bwd += gemm(h, peak, M, K, N, 1, eb) + gemm(h, peak, K, N, M, 1, eb);
+}
+
+static double ew(const hw *h, double bytes, double kernels)
+{
+    return bytes / h->mem_bw + kernels * h->kernel_s;
+}
+
+/* Per-micro-batch times of one transformer layer on one device. */
+typedef struct layer_t {
+    double f, b;        /* compute forward / backward (backward includes recompute) */
+    double tp_f, tp_b;  /* tensor-parallel collectives                              */
+    double cp_f, cp_b;  /* exposed ring-attention transfers                         */
+    double flops_f;     /* model FLOPs forward, this device                         */
+    double flops_rc;    /* extra FLOPs executed for recompute                        */
+} layer_t;
+
+static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                        const pt_strategy *st, const hw *h, layer_t *o)
+{
+    double t = st->tp, b = st->mbs, s = (double)job->seq_len, sq = s / st->cp;
+    double T = b * sq;                       /* tokens of this rank's micro-batch */
+    double hd = (double)m->hidden, d = (double)m->head_dim;
+    double at = (double)m->heads / t, kt = (double)m->kv_heads / t, ft = (double)m->ffn / t;
+    double Te = st->sp ? T / t : T;          /* tokens element-wise work sees     */
+    double eb = job->dtype == PT_FP8 ? 1.0 : 2.0;
+    double f = 0, bw = 0, attn_f = 0, attn_b = 0, ewf = 0, kern;
+    double act = 2.0 * T * hd;               /* bytes of one b*s*h activation    */
+    double score = b * at * sq * s;          /* attention score elements          */
+    int64_t tpn = st->tp, cpn = st->cp;
+
+    memset(o, 0, sizeof *o);
+    /* Linear layers: QKV, output projection, MLP in and out. */
+    linear(h, h->peak, eb, T, (at + 2 * kt) * d, hd, &f, &bw);
+    linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
+    linear(h, h->peak, eb, T, ft * (m->gated_mlp ? 2 : 1), hd, &f, &bw);
+    linear(h, h->peak, eb, T, hd, ft, &f, &bw);
+    o->flops_f = 2.0 * T * hd * ((at + 2 * kt) * d + at * d + ft * (m->gated_mlp ? 3 : 2)) +
+                 4.0 * score * d;
+
+    /* Attention core. */
+    if (job->flash_attention) {
+        double fl = 4.0 * score * d * CAUSAL_FRACTION;
+        attn_f = fl / (h->peak16 * h->attn_eff) + h->kernel_s;
+        attn_b = FLASH_BWD_FACTOR * fl / (h->peak16 * h->attn_eff) + h->kernel_s;
+        o->flops_rc += 4.0 * score * d; /* the backward recomputes the scores */
+    } else {
+        double sm = (4.0 + (m->dropout ? 5.0 : 0.0)) * score; /* softmax (+dropout) bytes */
+        attn_f = 2.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, sm, m->dropout ? 2 : 1);
+        attn_b = 4.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, 2.0 * sm, m->dropout ? 2 : 1);
+    }
+
+    /* Element-wise, forward bytes: two norms (r+w), two residual adds with
+     * bias and dropout (r x, r residual, w out, w 1-byte mask), the MLP
+     * activation on the tp shard, rotary embedding on q and k, fp8 casts. */
+    ewf = Te * hd * (2 * 4.0 + 2 * (m->dropout ? 7.0 : 6.0)) +
+          T * ft * (m->gated_mlp ? 6.0 : 4.0) +
+          (m->learned_pos ? 0.0 : T * (at + kt) * d * 4.0) +
+          (job->dtype == PT_FP8 ? T * (hd * 2 + at * d + ft) * 3.0 : 0.0);
+    kern = 7.0 + (job->dtype == PT_FP8 ? 4.0 : 0.0);
+
+    o->f = f + attn_f + ew(h, ewf, kern);
+    o->b = bw + attn_b + ew(h, 2.0 * ewf, 2.0 * kern);
+
+    /* Tensor parallelism: 2 all-reduces (or RS+AG pairs) each way. */
+    if (tpn > 1) {
+        double ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)act, tpn, 1);
+        o->tp_f = 2.0 * ar;
+        o->tp_b = 2.0 * ar;
+        if (st->sp) o->tp_b += 2.0 * pt_coll_time(c, PT_ALLGATHER, (int64_t)act, tpn, 1);
+    }
+    /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
+     * times, overlapped with the attention blocks it feeds. */
+    if (cpn > 1) {
+        double kv = 2.0 * 2.0 * b * sq * kt * d;
+        double step = pt_p2p_time(c, (int64_t)kv, cpn, tpn);
+        double comm_f = (double)(cpn - 1) * step, comm_b = 2.0 * comm_f;
+        o->cp_f = comm_f > attn_f ? comm_f - attn_f : 0.0;
+        o->cp_b = comm_b > attn_b ? comm_b - attn_b : 0.0;
+        /* the last step's transfer cannot hide */
+        o->cp_f += step / (double)(cpn - 1);
+        o->cp_b += step / (double)(cpn - 1);
+    }
+    /* Recompute. */
+    if (st->recompute == PT_RC_FULL) {
+        o->b += o->f;
+        o->tp_b += o->tp_f;
+        o->cp_b += o->cp_f;
+        o->flops_rc += o->flops_f;
+    } else if (st->recompute == PT_RC_SELECTIVE && !job->flash_attention) {
+        o->b += attn_f;
+        o->flops_rc += 4.0 * score * d;
+    }
+}
+
+void pt_cost_layer_time(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                        const pt_strategy *st, double *fwd_s, double *bwd_s)
+{
+    hw h;
+    layer_t L;
+    hw_init(&c->dev, job, &h);
+    layer_times(m, c, job, st, &h, &L);
+    *fwd_s = L.f + L.tp_f + L.cp_f;
+    *bwd_s = L.b + L.tp_b + L.cp_b;
+}
+
+int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, const pt_strategy *st)
+{
+    /* Korthikanti et al. 2022, bytes per layer with 2-byte activations and
+     * 1-byte dropout masks, generalised: with a = heads, kv groups g, head dim
+     * d, MLP width f (two up-projections when gated) and tp = t:
+     *   kept whole unless SP: two norm inputs 4sbh, QKV and MLP inputs 4sbh,
+     *     two dropout masks 2sbh                                  (= 10sbh)
+     *   split by t: Q,K,V 2sb(a+2g)d, projection input 2sbad,
+     *     MLP 4sbf (+2sbf gated)                                   (= 24sbh/t)
+     *   attention scores, dropped with selective recompute or flash:
+     *     softmax 2as^2b, dropout mask as^2b, its output 2as^2b (= 5as^2b/t)
+     * Full recompute keeps only the layer input 2sbh (split by t with SP). */
+    double t = st->tp, b = st->mbs, sq = (double)job->seq_len / st->cp, s = (double)job->seq_len;
+    double h = (double)m->hidden, d = (double)m->head_dim;
+    double sbh = sq * b * h;
+    double whole, split, scores = 0;
+    if (st->recompute == PT_RC_FULL) return (int64_t)(2.0 * sbh / (st->sp ? t : 1));
+    whole = sbh * (8.0 + (m->dropout ? 2.0 : 0.0));
+    split = sq * b *
+            (2.0 * (double)(m->heads + 2 * m->kv_heads) * d + 2.0 * (double)m->heads * d +
+             (m->gated_mlp ? 6.0 : 4.0) * (double)m->ffn) / t;
+    if (!job->flash_attention && st->recompute != PT_RC_SELECTIVE)
+        scores = (m->dropout ? 5.0 : 2.0) * (double)m->heads * sq * s * b / t;
+    else if (job->flash_attention)
+        scores = 4.0 * (double)m->heads * sq * b / t; /* fp32 log-sum-exp per row */
+    return (int64_t)(whole / (st->sp ? t : 1) + split + scores);
+}
+
+double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch)
+{
+    /* Narayanan et al. SC'21 eq. 3 without recompute, generalised:
+     * 6 FLOPs per parameter of every GEMM per token (forward 2, backward 4),
+     * plus attention 12*s*a*d per token per layer, plus the logits 6*V*h. */
+    double h = (double)m->hidden, d = (double)m->head_dim, s = (double)seq_len;
+    double lin = h * ((double)(m->heads + 2 * m->kv_heads) * d + (double)m->heads * d) +
+                 h * (double)m->ffn * (m->gated_mlp ? 3.0 : 2.0);
+    double per_tok = 6.0 * (double)m->layers * lin + 12.0 * (double)m->layers * s * (double)m->heads * d +
+                     6.0 * (double)m->vocab * h;
+    return per_tok * s * (double)global_batch;
+}
+
+/* Parameters held by one device of a pipeline stage (before ZeRO sharding). */
+static double stage_params(const pt_model *m, const pt_strategy *st, int first, int last)
+{
+    double t = st->tp, h = (double)m->hidden;
+    double norms = (m->norm_bias ? 4.0 : 2.0) * h;
+    double layer = ((double)pt_model_layer_params(m) - norms) / t + norms;
+    double p = layer * (double)m->layers / st->pp;
+    if (first) p += (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
+    if (last) {
+        p += (m->norm_bias ? 2.0 : 1.0) * h;
+        /* untied: the output layer; tied with pp > 1: Megatron keeps a copy */
+        if (!m->tied_embeddings || (!first && st->pp > 1)) p += (double)m->vocab * h / t;
+    }
+    if (st->schedule == PT_SCHED_DUALPIPE) p *= 2.0; /* two mirrored stages */
+    return p;
+}
+
+/* Micro-batches whose activations a stage keeps at once, in units of one
+ * micro-batch through all of this rank's layers. */
+static double in_flight(const pt_strategy *st, int64_t mb)
+{
+    double p = st->pp, m = (double)mb;
+    double k;
+    switch (st->schedule) {
+    case PT_SCHED_GPIPE: return m;
+    case PT_SCHED_INTERLEAVED:
+        k = p * (1.0 + (p - 1.0) / (p * st->vpp)); /* Korthikanti eq. 6 */
+        break;
+    case PT_SCHED_DUALPIPE: k = p + 1.0; break;   /* DeepSeek-V3 Table 2 */
+    default: k = p; break;                         /* 1F1B, ZB-H1, ZB-V */
+    }
+    return k < m ? k : m;
+}
+
+static void memory(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                   const pt_strategy *st, int64_t mb, pt_memory *out)
+{
+    double ndp = (double)st->dp * st->cp;
+    double best_total = -1;
+    double lay = (double)pt_model_layer_params(m) / st->tp;
+    double per_layer = (double)pt_cost_layer_activation_bytes(m, job, st);
+    double layers = (double)m->layers / st->pp;
+    for (int which = 0; which < 2; which++) {
+        int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
+        double P = stage_params(m, st, first, last);
+        double w = 2.0 * P, g = 4.0 * P, o = 12.0 * P, a, other, tot;
+        double sq = (double)job->seq_len / st->cp, T = sq * st->mbs;
+        if (job->dtype == PT_FP8) w += 1.0 * P; /* fp8 copies of the weights */
+        if (st->zero >= 1) o /= ndp;
+        if (st->zero >= 2) g /= ndp;
+        if (st->zero >= 3) {
+            /* shards, plus the gathered layer in use and the one prefetched */
+            w = w / ndp + 2.0 * 2.0 * lay;
+            g += 4.0 * lay;
+        }
+        if (st->offload == PT_OFF_OPTIMIZER) o = 0;
+        if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
+        a = per_layer * layers * in_flight(st, mb);
+        if (st->recompute == PT_RC_FULL) {
+            /* the layer being recomputed holds its full activations */
+            pt_strategy full = *st;
+            full.recompute = PT_RC_NONE;
+            a += (double)pt_cost_layer_activation_bytes(m, job, &full);
+        }
+        if (first) a += T * (double)m->hidden * (m->dropout ? 3.0 : 2.0) / (st->sp ? st->tp : 1);
+        if (last) /* final norm output and fp32 logits of the micro-batch in flight */
+            a += T * (double)m->hidden * 2.0 / (st->sp ? st->tp : 1) +
+                 T * (double)m->vocab * 4.0 / st->tp;
+        other = CONTEXT_BYTES + FRAG_FRACTION * (w + g + o + a);
+        tot = w + g + o + a + other;
+        if (tot > best_total) {
+            best_total = tot;
+            out->weights = (int64_t)w;
+            out->gradients = (int64_t)g;
+            out->optimizer = (int64_t)o;
+            out->activations = (int64_t)a;
+            out->other = (int64_t)other;
+            out->total = (int64_t)tot;
+        }
+    }
+    (void)c;
+}
+
+pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                       const pt_strategy *st, pt_cost *out)
+{
+    const pt_device *dev = &c->dev;
+    hw h;
+    layer_t L;
+    double layers = (double)m->layers / st->pp;
+    double t = st->tp, sq = (double)job->seq_len / st->cp, T = sq * st->mbs;
+    double hd = (double)m->hidden, V = (double)m->vocab;
+    double emb_f, emb_b, head_f = 0, head_b = 0, emb_tp, tf, tb, tpf, tpb, cpf, cpb, per_mb;
+    double p2p, bubble, tw, mbd;
+    double ndp = (double)st->dp * st->cp, nmb;
+    double Pst, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
+    int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
+    int64_t dp_stride = st->tp, ndp_i = (int64_t)st->dp * st->cp;
+
+    assert(st->tp >= 1 && st->pp >= 1 && st->dp >= 1 && st->cp >= 1 && st->mbs >= 1);
+    memset(out, 0, sizeof *out);
+    hw_init(dev, job, &h);
+
+    layer_times(m, c, job, st, &h, &L);
+
+    /* First stage: embedding lookup (vocab-parallel: an all-reduce, or a
+     * reduce-scatter with SP) and its gradient scatter-add. */
+    emb_f = ew(&h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0), 2);
+    emb_b = ew(&h, T * hd * 8.0, 2);
+    emb_tp = st->tp > 1 ? pt_coll_time(c, st->sp ? PT_REDUCESCATTER : PT_ALLREDUCE,
+                                       (int64_t)(T * hd * 2.0), st->tp, 1)
+                        : 0.0;
+    /* Last stage: final norm, logits GEMM (bf16) and vocab-parallel cross
+     * entropy over fp32 logits (about 20 bytes per logit forward+backward). */
+    linear(&h, h.peak16, 2.0, T, V / t, hd, &head_f, &head_b);
+    head_f += ew(&h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1), 4);
+    head_b += ew(&h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1), 3);
+
+    /* The slowest stage sets the pace: compare first and last. */
+    {
+        double first = layers * (L.f + L.b) + emb_f + emb_b;
+        double last = layers * (L.f + L.b) + head_f + head_b;
+        if (st->pp == 1) first = last = first + head_f + head_b;
+        tf = layers * L.f + (st->pp == 1 ? emb_f + head_f : (first >= last ? emb_f : head_f));
+        tb = layers * L.b + (st->pp == 1 ? emb_b + head_b : (first >= last ? emb_b : head_b));
+    }
+    tpf = layers * L.tp_f + emb_tp;
+    tpb = layers * L.tp_b + (st->sp ? emb_tp : 0.0);
+    cpf = layers * L.cp_f;
+    cpb = layers * L.cp_b;
+    per_mb = tf + tb + tpf + tpb + cpf + cpb;
+    nmb = (double)mb;
+
+    /* Pipeline point-to-point: b*s*h/t per crossing (scatter/gather or SP). */
+    p2p = 0;
+    if (st->pp > 1) {
+        double bytes = T * hd * 2.0 / t;
+        double one = pt_p2p_time(c, (int64_t)bytes, st->pp, (int64_t)st->tp * st->cp * st->dp);
+        p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * one;
+    }
+    /* Bubble (pp-1 pipeline fills and drains). */
+    mbd = tf + tpf + cpf;                 /* forward of one micro-batch, all layers */
+    tw = 0.5 * (tb + tpb + cpb);          /* weight-gradient half of the backward  */
+    switch (st->schedule) {
+    case PT_SCHED_GPIPE:
+    case PT_SCHED_1F1B: bubble = (st->pp - 1.0) * per_mb; break;
+    case PT_SCHED_INTERLEAVED: bubble = (st->pp - 1.0) * per_mb / st->vpp; break;
+    case PT_SCHED_ZBH1: bubble = (st->pp - 1.0) * mbd; break;
+    case PT_SCHED_ZBV: {
+        double F = mbd / 2.0, W = tw / 2.0; /* per chunk */
+        bubble = (st->pp - 1.0) * (F > W ? F - W : 0.0);
+        break;
+    }
+    case PT_SCHED_DUALPIPE: bubble = (st->pp / 2.0 - 1.0) * mbd; break;
+    default: bubble = 0; break;
+    }
+
+    /* Data parallelism over dp*cp ranks (stride tp). */
+    Pst = stage_params(m, st, 1, st->pp == 1);
+    {
+        double Plast = stage_params(m, st, st->pp == 1, 1);
+        if (Plast > Pst) Pst = Plast;
+    }
+    if (ndp_i > 1) {
+        double lpst = layers * (st->schedule == PT_SCHED_DUALPIPE ? 2.0 : 1.0);
+        double nb = lpst < 1 ? 1 : lpst;           /* roughly one bucket per layer */
+        if (st->zero <= 2) {
+            if (st->zero == 0) {
+                grad_t = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(4.0 * Pst), ndp_i, dp_stride);
+            } else {
+                grad_t = pt_coll_time(c, PT_REDUCESCATTER, (int64_t)(4.0 * Pst), ndp_i, dp_stride);
+                ag_t = pt_coll_time(c, PT_ALLGATHER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
+            }
+            /* bucketed: hides behind the last micro-batch's backward (and the
+             * parameter gather behind the first forward), except one bucket */
+            {
+                double hide_b = (tb + tpb) * (1.0 - 1.0 / nb), hide_f = (tf + tpf) * (1.0 - 1.0 / nb);
+                double eg = grad_t - hide_b, ea = ag_t - hide_f;
+                if (eg < grad_t / nb) eg = grad_t / nb;
+                if (ea < ag_t / nb) ea = ag_t / nb;
+                dp_exposed = eg + ea;
+            }
+        } else {
+            double ag = pt_coll_time_flat(c, PT_ALLGATHER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
+            double rs = pt_coll_time_flat(c, PT_REDUCESCATTER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
+            double ef = ag - (tf + tpf) * (1.0 - 1.0 / nb);
+            double ebk = ag + rs - (tb + tpb) * (1.0 - 1.0 / nb);
+            if (ef < ag / nb) ef = ag / nb;
+            if (ebk < (ag + rs) / nb) ebk = (ag + rs) / nb;
+            grad_t = rs * nmb;
+            ag_t = 2.0 * ag * nmb;
+            dp_exposed = (ef + ebk) * nmb;
+        }
+    }
+    /* Tied embeddings across pipeline stages: first and last stage all-reduce
+     * the embedding gradient once per step. */
+    if (st->pp > 1 && m->tied_embeddings)
+        p2p += pt_coll_time(c, PT_ALLREDUCE, (int64_t)(4.0 * V * hd / t), 2,
+                            (int64_t)st->tp * st->cp * st->dp * (st->pp - 1));
+
+    /* Optimizer step on this device's shard. */
+    {
+        double shard = st->zero >= 1 ? Pst / ndp : Pst;
+        if (st->offload == PT_OFF_OPTIMIZER) {
+            double host = dev->host_bw_GBps * 1e9;
+            opt_t = shard * 4.0 / host + shard * 2.0 / host + shard / CPU_ADAM_PARAMS_PER_S;
+        } else {
+            opt_t = ew(&h, shard * ADAM_BYTES_PER_PARAM, 4);
+        }
+        if (st->offload == PT_OFF_PARAMS) {
+            /* each micro-batch fetches this rank's parameter shard from host
+             * memory for forward and for backward */
+            double host = dev->host_bw_GBps * 1e9;
+            double fetch = 2.0 * (Pst / ndp) * 2.0 / host;
+            double hidden = tf + tb;
+            off_t = nmb * (fetch > hidden ? fetch - hidden : 0.0) + fetch / 2.0;
+            opt_t = shard * 4.0 / host + shard * 2.0 / host + shard / CPU_ADAM_PARAMS_PER_S;
+        }
+    }
+
+    out->microbatches = mb;
+    out->time.compute = nmb * (tf + tb);
+    out->time.tp_comm = nmb * (tpf + tpb);
+    out->time.cp_comm = nmb * (cpf + cpb);
+    out->time.ep_comm = 0;
+    out->time.pp_comm = p2p;
+    out->time.dp_comm = dp_exposed;
+    out->time.bubble = bubble;
+    out->time.optimizer = opt_t;
+    out->time.offload = off_t;
+    out->step_time_s = out->time.compute + out->time.tp_comm + out->time.cp_comm +
+                       out->time.pp_comm + out->time.dp_comm + out->time.bubble +
+                       out->time.optimizer + out->time.offload;
+
+    {
+        double n = (double)c->devices;
+        double tokens = (double)st->gbs * (double)job->seq_len;
+        double peak = pt_device_tflops(dev, job->dtype) * 1e12;
+        double fm = pt_cost_model_flops(m, job->seq_len, st->gbs);
+        /* executed: model FLOPs plus what recompute re-runs, scaled from this
+         * device's per-layer count to the whole job */
+        double rc_ratio = L.flops_f > 0 ? L.flops_rc / (3.0 * L.flops_f) : 0.0;
+        double layer_share = 1.0 - 6.0 * V * hd / (fm / tokens);
+        out->model_flops = fm;
+        out->hw_flops = fm * (1.0 + rc_ratio * layer_share);
+        out->tokens_per_s = tokens / out->step_time_s;
+        out->model_tflops_per_gpu = fm / out->step_time_s / n / 1e12;
+        out->mfu = fm / out->step_time_s / n / peak;
+        out->hfu = out->hw_flops / out->step_time_s / n / peak;
+    }
+    memory(m, c, job, st, mb, &out->mem);
+    out->device_memory_bytes = (int64_t)(dev->memory_GiB * PT_GiB);
+    out->fits = out->mem.total <= out->device_memory_bytes;
+    return PT_OK;
+}

@@ -1,0 +1,103 @@
+/*
+ * plan_out.c -- a priced strategy as the SPEC 5 JSON object and as a table.
+ */
+#include "emit/emit.h"
+
+#include <stdlib.h>
+
+static double gib(int64_t b) { return (double)b / PT_GiB; }
+
+json_t *pt_emit_plan_json(const pt_strategy *st, const pt_cost *c)
+{
+    char buf[256];
+    json_t *o = json_object(), *s = json_object(), *mem = json_object(), *t = json_object();
+    json_object_set_new(s, "tp", json_integer(st->tp));
+    json_object_set_new(s, "pp", json_integer(st->pp));
+    json_object_set_new(s, "dp", json_integer(st->dp));
+    json_object_set_new(s, "cp", json_integer(st->cp));
+    json_object_set_new(s, "ep", json_integer(st->ep));
+    json_object_set_new(s, "etp", json_integer(st->etp));
+    json_object_set_new(s, "vpp", json_integer(st->vpp));
+    json_object_set_new(s, "mbs", json_integer(st->mbs));
+    json_object_set_new(s, "gbs", json_integer(st->gbs));
+    json_object_set_new(s, "sp", json_integer(st->sp));
+    json_object_set_new(s, "zero", json_integer(st->zero));
+    json_object_set_new(s, "recompute", json_string(pt_recompute_name(st->recompute)));
+    json_object_set_new(s, "schedule", json_string(pt_schedule_name(st->schedule)));
+    json_object_set_new(s, "offload", json_string(pt_offload_name(st->offload)));
+    json_object_set_new(o, "strategy", s);
+    pt_strategy_format(st, buf, sizeof buf);
+    json_object_set_new(o, "strategy_string", json_string(buf));
+    json_object_set_new(o, "step_time_s", json_real(c->step_time_s));
+    json_object_set_new(o, "tokens_per_s", json_real(c->tokens_per_s));
+    json_object_set_new(o, "model_tflops_per_gpu", json_real(c->model_tflops_per_gpu));
+    json_object_set_new(o, "mfu", json_real(c->mfu));
+    json_object_set_new(o, "hfu", json_real(c->hfu));
+    json_object_set_new(o, "microbatches", json_integer(c->microbatches));
+    json_object_set_new(mem, "weights", json_real(gib(c->mem.weights)));
+    json_object_set_new(mem, "gradients", json_real(gib(c->mem.gradients)));
+    json_object_set_new(mem, "optimizer", json_real(gib(c->mem.optimizer)));
+    json_object_set_new(mem, "activations", json_real(gib(c->mem.activations)));
+    json_object_set_new(mem, "other", json_real(gib(c->mem.other)));
+    json_object_set_new(mem, "total", json_real(gib(c->mem.total)));
+    json_object_set_new(o, "memory_GiB", mem);
+    json_object_set_new(o, "device_memory_GiB", json_real(gib(c->device_memory_bytes)));
+    json_object_set_new(o, "fits", json_boolean(c->fits));
+    json_object_set_new(t, "compute", json_real(c->time.compute));
+    json_object_set_new(t, "tp_comm", json_real(c->time.tp_comm));
+    json_object_set_new(t, "cp_comm", json_real(c->time.cp_comm));
+    json_object_set_new(t, "ep_comm", json_real(c->time.ep_comm));
+    json_object_set_new(t, "pp_comm", json_real(c->time.pp_comm));
+    json_object_set_new(t, "dp_comm", json_real(c->time.dp_comm));
+    json_object_set_new(t, "bubble", json_real(c->time.bubble));
+    json_object_set_new(t, "optimizer", json_real(c->time.optimizer));
+    json_object_set_new(t, "offload", json_real(c->time.offload));
+    json_object_set_new(o, "time_s", t);
+    return o;
+}
+
+char *pt_emit_json_text(const json_t *j)
+{
+    return json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(6) | JSON_PRESERVE_ORDER);
+}
+
+static void row(FILE *f, const char *name, double s, double total)
+{
+    if (s <= 0) return;
+    fprintf(f, "  %-12s %10.3f s  %5.1f%%\n", name, s, 100.0 * s / total);
+}
+
+void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                        const pt_strategy *st, const pt_cost *k)
+{
+    char buf[256];
+    double T = k->step_time_s;
+    pt_strategy_format(st, buf, sizeof buf);
+    fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", m->name,
+            (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
+    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s\n", c->name, (long long)c->devices,
+            c->dev.name, (long long)job->seq_len, pt_dtype_name(job->dtype),
+            job->flash_attention ? ", flash attention" : "");
+    fprintf(f, "strategy   %s\n\n", buf);
+    fprintf(f, "step time         %.3f s  (%lld micro-batches per pipeline)\n", T,
+            (long long)k->microbatches);
+    fprintf(f, "tokens/s          %.0f\n", k->tokens_per_s);
+    fprintf(f, "model TFLOP/s/GPU %.1f   MFU %.1f%%   HFU %.1f%%\n\n", k->model_tflops_per_gpu,
+            100.0 * k->mfu, 100.0 * k->hfu);
+    fprintf(f, "where the time goes\n");
+    row(f, "compute", k->time.compute, T);
+    row(f, "tp comm", k->time.tp_comm, T);
+    row(f, "cp comm", k->time.cp_comm, T);
+    row(f, "ep comm", k->time.ep_comm, T);
+    row(f, "pp comm", k->time.pp_comm, T);
+    row(f, "dp comm", k->time.dp_comm, T);
+    row(f, "bubble", k->time.bubble, T);
+    row(f, "optimizer", k->time.optimizer, T);
+    row(f, "offload", k->time.offload, T);
+    fprintf(f, "\nmemory, busiest device (GiB)\n");
+    fprintf(f, "  weights %.2f  gradients %.2f  optimizer %.2f  activations %.2f  other %.2f\n",
+            gib(k->mem.weights), gib(k->mem.gradients), gib(k->mem.optimizer),
+            gib(k->mem.activations), gib(k->mem.other));
+    fprintf(f, "  total %.2f of %.2f: %s\n", gib(k->mem.total), gib(k->device_memory_bytes),
+            k->fits ? "fits" : "DOES NOT FIT");
+}

@@ -1,0 +1,373 @@
+/*
+ * cluster.c -- clusters: a device, a device count and the levels of the network
+ * that joins them.  Reads cluster files (SPEC section 2) and the built-in
+ * catalog (data/clusters.json, compiled in as pt_data_clusters_json), and
+ * resizes a cluster for --gpus.
+ *
+ * Invariants of a cluster read or resized here (coll.c and the planner rely on
+ * them):
+ *   - 1 <= nlevels <= PT_MAX_LEVELS, innermost level first;
+ *   - every inner level's size divides the next level's size, and inner sizes
+ *     strictly increase outwards;
+ *   - the outermost level's size equals devices (the last level spans the
+ *     cluster), so devices is a multiple of every inner level's size; when
+ *     devices equals the size of the level inside it, the outermost level is a
+ *     single domain of that size (e.g. dgx-a100-80g resized to 8 devices);
+ *   - bw_GBps > 0, latency_us >= 0, 0 < efficiency <= 1 on every level.
+ * A cluster file's outermost size says how far the network reaches; it must be
+ * >= devices and is then set to devices.  pt_cluster_resize grows or shrinks
+ * the outermost level in whole innermost domains (SPEC: --gpus takes whole
+ * nodes); a one-level cluster can only shrink (its level is all there is).
+ *
+ * What it does not: price collectives (coll.c) or read device objects
+ * (device.c, pt_device_from_json).
+ */
+#include "hw.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/catalog.h"
+
+/* File name the built-in catalog's diagnostics carry. */
+#define CLUSTERS_FILE "data/clusters.json"
+
+/* Default fraction of a level's bw_GBps that a large collective reaches, when
+ * the level gives no "efficiency".  nccl-tests all-reduce bus bandwidth on
+ * NVLink/NVSwitch and InfiniBand typically reaches 75-90% of the link rate;
+ * Calculon's a100_80g uses 0.65 for NVLink and 0.9 for IB.  To be refitted. */
+#define CLUSTER_DEFAULT_LEVEL_EFFICIENCY 0.8
+/* Default mean time between failures per device, hours.  Llama 3 (Dubey et al.
+ * 2024, section 3.3.4) saw 419 unexpected interruptions in 54 days on 16,384
+ * H100s: 16384 * 54 * 24 / 419 = about 50,700 device-hours each. */
+#define CLUSTER_DEFAULT_MTBF_DEVICE_HOURS 50000.0
+/* Largest device count accepted (fits an int, which strategy degrees use). */
+#define CLUSTER_DEVICES_MAX ((int64_t)2147483647)
+
+/* The catalog's names, in the order of data/clusters.json (tests/test_hw.c
+ * checks that the two agree). */
+static const char *const cluster_names[] = {
+    "dgx-1-v100", "dgx-2-v100", "dgx-a100-40g", "dgx-a100-80g", "dgx-h100",
+    "dgx-h200",   "hgx-h800",   "dgx-b200",     "gb200-nvl72",
+};
+#define N_CLUSTERS ((int)(sizeof cluster_names / sizeof cluster_names[0]))
+
+int pt_cluster_catalog_count(void)
+{
+    return N_CLUSTERS;
+}
+
+const char *pt_cluster_catalog_name(int i)
+{
+    return i >= 0 && i < N_CLUSTERS ? cluster_names[i] : NULL;
+}
+
+static int is_builtin(const char *name)
+{
+    for (int i = 0; i < N_CLUSTERS; i++)
+        if (strcmp(cluster_names[i], name) == 0) return 1;
+    return 0;
+}
+
+static int is_builtin_device(const char *name)
+{
+    for (int i = 0; i < pt_device_catalog_count(); i++)
+        if (strcmp(pt_device_catalog_name(i), name) == 0) return 1;
+    return 0;
+}
+
+/* ---- device-count rules ----------------------------------------------------- */
+
+/* Why n devices do not fit the inner levels of c (every level but the
+ * outermost), written into why after "devices: N "; 0 when they fit. */
+static int devices_misfit(const pt_cluster *c, int64_t n, char *why, size_t nwhy)
+{
+    for (int k = 0; k + 1 < c->nlevels; k++) {
+        const pt_level *l = &c->level[k];
+        if (n < l->size) {
+            snprintf(why, nwhy, "is smaller than levels[%d].size=%lld, one \"%s\" domain", k,
+                     (long long)l->size, l->name);
+            return 1;
+        }
+        if (n % l->size != 0) {
+            snprintf(why, nwhy,
+                     "is not a multiple of levels[%d].size=%lld, the size of one \"%s\" domain", k,
+                     (long long)l->size, l->name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- reading one cluster object -------------------------------------------- */
+
+typedef enum range { R_POS, R_NONNEG, R_FRAC } range;
+
+/* obj[key] as a number in the given range.  *out keeps its value (the default)
+ * when the key is absent and not required. */
+static pt_status num_in(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                        int required, range r, double *out)
+{
+    char full[256];
+    double x = 0;
+    int found = 0;
+    pt_status st = pt_json_num(jc, obj, path, key, required, &x, &found);
+    if (st != PT_OK || !found) return st;
+    pt_path_join(full, sizeof full, path, key);
+    switch (r) {
+    case R_POS:
+        if (!(x > 0)) return pt_jerr(jc, full, json_object_get(obj, key), "is not > 0");
+        break;
+    case R_NONNEG:
+        if (!(x >= 0))
+            return pt_jerr(jc, full, json_object_get(obj, key), "is negative (must be >= 0)");
+        break;
+    case R_FRAC:
+        if (!(x > 0 && x <= 1))
+            return pt_jerr(jc, full, json_object_get(obj, key), "is not a fraction in (0, 1]");
+        break;
+    }
+    *out = x;
+    return PT_OK;
+}
+
+static const char *const cluster_keys[] = {
+    "name",   "source", "device", "devices", "levels", "price_per_device_hour",
+    "mtbf_device_hours", NULL};
+static const char *const level_keys[] = {"name", "size", "bw_GBps", "latency_us", "efficiency",
+                                         NULL};
+
+static pt_status level_from_json(pt_jctx *jc, const json_t *obj, const char *path, pt_level *out)
+{
+    pt_level l;
+    char full[256];
+    pt_status st;
+    memset(&l, 0, sizeof l);
+    l.latency_us = 0;
+    l.efficiency = CLUSTER_DEFAULT_LEVEL_EFFICIENCY;
+    if (!json_is_object(obj))
+        return pt_jerr(jc, path, obj,
+                       "is not a level object ({\"name\": ..., \"size\": ..., \"bw_GBps\": ...})");
+    if ((st = pt_json_only_keys(jc, obj, path, level_keys)) != PT_OK ||
+        (st = pt_json_str(jc, obj, path, "name", 1, l.name, sizeof l.name, NULL)) != PT_OK)
+        return st;
+    if (!l.name[0]) {
+        pt_path_join(full, sizeof full, path, "name");
+        return pt_jerr(jc, full, json_object_get(obj, "name"), "is empty");
+    }
+    if ((st = pt_json_int(jc, obj, path, "size", 1, 1, CLUSTER_DEVICES_MAX, &l.size, NULL)) !=
+            PT_OK ||
+        (st = num_in(jc, obj, path, "bw_GBps", 1, R_POS, &l.bw_GBps)) != PT_OK ||
+        (st = num_in(jc, obj, path, "latency_us", 0, R_NONNEG, &l.latency_us)) != PT_OK ||
+        (st = num_in(jc, obj, path, "efficiency", 0, R_FRAC, &l.efficiency)) != PT_OK)
+        return st;
+    *out = l;
+    return PT_OK;
+}
+
+/* Reads the cluster object obj (named by path inside jc's document: "" for a
+ * cluster file, "clusters[3]" in the catalog) into *out; untouched on failure. */
+static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *path,
+                                   pt_cluster *out)
+{
+    pt_cluster c;
+    char full[256], lpath[288], why[256];
+    const json_t *v, *levels;
+    pt_status st;
+    size_t nl;
+    int last;
+
+    memset(&c, 0, sizeof c);
+    c.price_per_device_hour = 0;
+    c.mtbf_device_hours = CLUSTER_DEFAULT_MTBF_DEVICE_HOURS;
+    if (!json_is_object(obj)) return pt_jerr(jc, path, obj, "is not a cluster object");
+    if ((st = pt_json_only_keys(jc, obj, path, cluster_keys)) != PT_OK ||
+        (st = pt_json_str(jc, obj, path, "name", 1, c.name, sizeof c.name, NULL)) != PT_OK)
+        return st;
+    if (!c.name[0]) {
+        pt_path_join(full, sizeof full, path, "name");
+        return pt_jerr(jc, full, json_object_get(obj, "name"), "is empty");
+    }
+    v = json_object_get(obj, "source");
+    if (v && !json_is_string(v)) {
+        pt_path_join(full, sizeof full, path, "source");
+        return pt_jerr(jc, full, v, "is not a string");
+    }
+
+    /* device: a catalog name or an inline device object */
+    pt_path_join(full, sizeof full, path, "device");
+    v = json_object_get(obj, "device");
+    if (!v || json_is_null(v)) return pt_jerr(jc, full, NULL, "required key is missing");
+    if (json_is_string(v)) {
+        if (!is_builtin_device(json_string_value(v)))
+            return pt_jerr(jc, full, v,
+                           "is not a built-in device (`partita devices` lists them; or give "
+                           "an inline device object)");
+        if ((st = pt_device_builtin(json_string_value(v), &c.dev, jc->d)) != PT_OK) return st;
+    } else if (json_is_object(v)) {
+        if ((st = pt_device_from_json(jc, v, full, &c.dev)) != PT_OK) return st;
+    } else {
+        return pt_jerr(jc, full, v, "is neither a device name nor a device object");
+    }
+
+    if ((st = pt_json_int(jc, obj, path, "devices", 1, 1, CLUSTER_DEVICES_MAX, &c.devices,
+                          NULL)) != PT_OK)
+        return st;
+
+    /* levels, innermost first */
+    pt_path_join(full, sizeof full, path, "levels");
+    levels = json_object_get(obj, "levels");
+    if (!levels || json_is_null(levels)) return pt_jerr(jc, full, NULL, "required key is missing");
+    if (!json_is_array(levels))
+        return pt_jerr(jc, full, levels, "is not an array of levels (innermost first)");
+    nl = json_array_size(levels);
+    if (nl < 1 || nl > PT_MAX_LEVELS)
+        return pt_jerr(jc, full, levels, "must hold 1 to %d levels (innermost first), not %zu",
+                       PT_MAX_LEVELS, nl);
+    c.nlevels = (int)nl;
+    for (int i = 0; i < c.nlevels; i++) {
+        snprintf(lpath, sizeof lpath, "%s[%d]", full, i);
+        if ((st = level_from_json(jc, json_array_get(levels, (size_t)i), lpath, &c.level[i])) !=
+            PT_OK)
+            return st;
+    }
+
+    if ((st = num_in(jc, obj, path, "price_per_device_hour", 0, R_NONNEG,
+                     &c.price_per_device_hour)) != PT_OK ||
+        (st = num_in(jc, obj, path, "mtbf_device_hours", 0, R_POS, &c.mtbf_device_hours)) != PT_OK)
+        return st;
+
+    /* the rules between levels, and between levels and devices */
+    last = c.nlevels - 1;
+    for (int i = 1; i < c.nlevels; i++) {
+        const pt_level *in = &c.level[i - 1], *l = &c.level[i];
+        snprintf(lpath, sizeof lpath, "%s[%d].size", full, i);
+        if (l->size <= in->size)
+            return pt_jerr(jc, lpath, json_object_get(json_array_get(levels, (size_t)i), "size"),
+                           "is not larger than levels[%d].size=%lld (levels go from the "
+                           "innermost domain outwards)",
+                           i - 1, (long long)in->size);
+        if (l->size % in->size != 0)
+            return pt_jerr(jc, lpath, json_object_get(json_array_get(levels, (size_t)i), "size"),
+                           "is not a multiple of levels[%d].size=%lld", i - 1,
+                           (long long)in->size);
+    }
+    if (c.level[last].size < c.devices) {
+        snprintf(lpath, sizeof lpath, "%s[%d].size", full, last);
+        return pt_jerr(jc, lpath, json_object_get(json_array_get(levels, (size_t)last), "size"),
+                       "is smaller than devices=%lld (the outermost level must span the "
+                       "cluster)",
+                       (long long)c.devices);
+    }
+    if (devices_misfit(&c, c.devices, why, sizeof why)) {
+        pt_path_join(full, sizeof full, path, "devices");
+        return pt_jerr(jc, full, json_object_get(obj, "devices"), "%s", why);
+    }
+    c.level[last].size = c.devices;
+    *out = c;
+    return PT_OK;
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+pt_status pt_cluster_parse(const char *text, const char *file, pt_cluster *out, pt_diag *d)
+{
+    pt_diag scratch;
+    pt_jctx jc;
+    json_t *root;
+    pt_status st;
+    assert(text && out);
+    if (!d) d = &scratch;
+    jc.text = text;
+    jc.file = file ? file : "";
+    jc.d = d;
+    root = pt_json_parse(&jc);
+    if (!root) return PT_EINPUT;
+    st = cluster_from_json(&jc, root, "", out);
+    json_decref(root);
+    return st;
+}
+
+pt_status pt_cluster_builtin(const char *name, pt_cluster *out, pt_diag *d)
+{
+    pt_diag scratch;
+    pt_jctx jc;
+    json_t *root, *arr;
+    pt_status st;
+    assert(name && out);
+    if (!d) d = &scratch;
+    jc.text = pt_data_clusters_json;
+    jc.file = CLUSTERS_FILE;
+    jc.d = d;
+    root = pt_json_parse(&jc);
+    if (!root) return PT_EINPUT;
+    arr = json_object_get(root, "clusters");
+    if (!json_is_array(arr)) {
+        json_decref(root);
+        return pt_jerr(&jc, "clusters", NULL, "the built-in catalog holds no \"clusters\" array");
+    }
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const json_t *e = json_array_get(arr, i);
+        const json_t *n = json_is_object(e) ? json_object_get(e, "name") : NULL;
+        if (json_is_string(n) && strcmp(json_string_value(n), name) == 0) {
+            char path[32];
+            snprintf(path, sizeof path, "clusters[%zu]", i);
+            st = cluster_from_json(&jc, e, path, out);
+            json_decref(root);
+            return st;
+        }
+    }
+    json_decref(root);
+    return pt_diag_set(d, NULL, "cluster", name,
+                       "unknown cluster \"%s\" (`partita clusters` lists the built-in ones)",
+                       name);
+}
+
+pt_status pt_cluster_load(const char *name_or_path, pt_cluster *out, pt_diag *d)
+{
+    pt_diag scratch;
+    char *text = NULL;
+    pt_status st;
+    assert(name_or_path && out);
+    if (!d) d = &scratch;
+    if (is_builtin(name_or_path)) return pt_cluster_builtin(name_or_path, out, d);
+    st = pt_read_file(name_or_path, &text, d);
+    if (st != PT_OK) {
+        char why[sizeof d->msg];
+        if (st != PT_EINPUT) return st;
+        pt_strlcpy(why, d->msg, sizeof why);
+        return pt_diag_set(d, NULL, "cluster", name_or_path,
+                           "\"%s\" is not a built-in cluster (`partita clusters` lists them) "
+                           "nor a readable cluster file (%s)",
+                           name_or_path, why);
+    }
+    st = pt_cluster_parse(text, name_or_path, out, d);
+    free(text);
+    return st;
+}
+
+pt_status pt_cluster_resize(pt_cluster *c, int64_t n, pt_diag *d)
+{
+    char why[256], val[32];
+    pt_diag scratch;
+    assert(c && c->nlevels >= 1 && c->nlevels <= PT_MAX_LEVELS);
+    if (!d) d = &scratch;
+    snprintf(val, sizeof val, "%lld", (long long)n);
+    if (n < 1 || n > CLUSTER_DEVICES_MAX)
+        return pt_diag_set(d, NULL, "devices", val, "devices: %s is not in [1, %lld]", val,
+                           (long long)CLUSTER_DEVICES_MAX);
+    if (c->nlevels == 1 && n > c->level[0].size)
+        return pt_diag_set(d, NULL, "devices", val,
+                           "devices: %s is larger than cluster %s, whose one level \"%s\" "
+                           "holds %lld devices",
+                           val, c->name, c->level[0].name, (long long)c->level[0].size);
+    if (devices_misfit(c, n, why, sizeof why))
+        return pt_diag_set(d, NULL, "devices", val,
+                           "devices: %s %s (cluster %s; --gpus takes whole nodes)", val, why,
+                           c->name);
+    c->devices = n;
+    c->level[c->nlevels - 1].size = n;
+    return PT_OK;
+}

@@ -1,0 +1,58 @@
+/*
+ * hw.h -- internal declarations of the hardware module (src/hw).
+ *
+ * What it does: shares the one reader of a device object between the built-in
+ * device catalog (device.c, data/devices.json) and inline devices in cluster
+ * files (cluster.c, SPEC section 2), and fixes the defaults both use.
+ * What it does not: anything public; the API is in include/partita.h.
+ *
+ * A device object (exactly these keys; any other key is an error):
+ *   name             string, required, e.g. "a100-sxm4-80g"
+ *   memory_GiB       > 0, required, e.g. 80
+ *   memory_bw_GBps   > 0, required, e.g. 2039 (10^9 B/s)
+ *   tflops           object, required: bf16 (> 0, required), fp16, fp8, tf32,
+ *                    fp32 (>= 0; missing = 0 = "none"), dense, 10^12 FLOP/s
+ *   host_bw_GBps     > 0, default PT_DEV_DEFAULT_HOST_BW_GBPS
+ *   gemm_eff         (0, 1], default PT_DEV_DEFAULT_GEMM_EFF
+ *   gemm_half_GFLOP  >= 0,   default PT_DEV_DEFAULT_GEMM_HALF_GFLOP
+ *   attn_eff         (0, 1], default PT_DEV_DEFAULT_ATTN_EFF
+ *   mem_eff          (0, 1], default PT_DEV_DEFAULT_MEM_EFF
+ *   kernel_us        >= 0,   default PT_DEV_DEFAULT_KERNEL_US
+ *   source           string, ignored (says where the numbers come from)
+ *
+ * Invariants of a device read here: every field above is set and in range, so
+ * cost code may divide by memory_bw_GBps, host_bw_GBps, tflops_bf16, gemm_eff,
+ * attn_eff and mem_eff without checking.
+ */
+#ifndef PT_HW_HW_H
+#define PT_HW_HW_H
+
+#include "base/base.h"
+
+/* Defaults of the optional device keys, used when a device object leaves them
+ * out (every built-in device without a fitted value, and inline devices).
+ * They are first guesses, to be refitted against measured runs:
+ *   - host_bw: PCIe gen4 x16 is 32 GB/s per direction; ~25 is what pinned
+ *     copies reach;
+ *   - gemm_eff: large bf16 GEMMs on A100/H100 reach 70-80% of dense peak in
+ *     cuBLAS; Calculon's a100_80g uses 0.9 at >= 16 GFLOP, 0.6 at 1 GFLOP;
+ *   - gemm_half_GFLOP: a GEMM of this many GFLOP reaches half of gemm_eff;
+ *   - attn_eff: FlashAttention-2 forward+backward reaches ~50% of peak on A100;
+ *   - mem_eff: element-wise kernels reach ~70% of HBM bandwidth (Calculon's
+ *     HBM efficiency is 0.6-0.75 for 1-10 MB transfers);
+ *   - kernel_us: launch plus tail cost of one kernel, a few microseconds. */
+#define PT_DEV_DEFAULT_HOST_BW_GBPS 25.0
+#define PT_DEV_DEFAULT_GEMM_EFF 0.75
+#define PT_DEV_DEFAULT_GEMM_HALF_GFLOP 0.5
+#define PT_DEV_DEFAULT_ATTN_EFF 0.5
+#define PT_DEV_DEFAULT_MEM_EFF 0.7
+#define PT_DEV_DEFAULT_KERNEL_US 4.0
+
+/* Reads the device object `obj` of the document jc describes into *out.
+ * `path` names obj inside that document ("device" in a cluster file,
+ * "devices[3]" in the catalog), so errors carry the full field path
+ * ("device.tflops.bf16") and its line:col.  On failure *out is untouched and
+ * jc->d says why (PT_EINPUT). */
+pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, pt_device *out);
+
+#endif

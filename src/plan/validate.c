@@ -1,0 +1,371 @@
+/*
+ * validate.c -- published runs against the cost model (see validate.h).
+ *
+ * Row to job:
+ *  - model: Megatron GPT (GELU, biased LayerNorm and linears, learned
+ *    positions, tied embeddings, dropout) unless the source is MosaicML's
+ *    llm-foundry (MPT: no biases, ALiBi, no dropout);
+ *  - precision fp16 when the notes say so, else bf16; flash attention only when
+ *    the notes name it (Megatron runs of 2021-22 predate it);
+ *  - device from the gpu column, on DGX-style nodes of 8 (NVLink 300 GB/s,
+ *    25 GB/s per GPU across nodes: Selene's 8x200 Gb/s HDR, MosaicML's
+ *    1600 Gb/s RoCE per node);
+ *  - empty columns: kv_heads = heads, ffn = 4h, vocab 51200 (GPT-2 BPE padded
+ *    as Megatron does), dp = devices/(tp*pp*cp), vpp 1, zero 0 (Megatron's
+ *    DDP), recompute none; an empty micro_batch is assumed 1 and said so.
+ * Metrics: iter_time_s; tflops_per_gpu (with Narayanan's 96*B*s*l*h^2 FLOP
+ * count for that paper's rows -- its eq. 3, used for every number it reports --
+ * else model FLOPs);
+ * tokens_per_s_per_gpu; mfu (percent); mem_activation_gib_per_gpu and
+ * mem_weights_grads_optimizer_gib_per_gpu (busiest device); activation memory
+ * as a percentage of the no-recompute, no-SP layer; layer_fwd_bwd_ms.
+ */
+#include "plan/validate.h"
+#include "base/base.h"
+#include "base/csv.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const columns[] = {
+    "source", "model", "params_b", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
+    "seq_len", "vocab", "moe_experts", "moe_topk", "gpu", "n_gpus", "tp", "pp", "dp", "cp",
+    "ep", "vpp", "micro_batch", "global_batch", "recompute", "seq_parallel", "zero_stage",
+    "measured_metric", "measured_value", "notes", NULL};
+enum { C_SOURCE, C_MODEL, C_PARAMS, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_SEQ, C_VOCAB,
+       C_MOE, C_TOPK, C_GPU, C_NGPU, C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_MBS, C_GBS,
+       C_RECOMPUTE, C_SP, C_ZERO, C_METRIC, C_VALUE, C_NOTES, C_COUNT };
+
+static int has_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+/* Reads an optional whole number; returns 0 if empty, -1 if not a number. */
+static int num(const char *s, int64_t *out)
+{
+    char *end;
+    double x;
+    if (!s[0]) return 0;
+    x = strtod(s, &end);
+    if (*end || x != floor(x)) return -1;
+    *out = (int64_t)x;
+    return 1;
+}
+
+static void skip(pt_vrow *r, const char *why) { pt_strlcpy(r->skipped, why, sizeof r->skipped); }
+
+static void add_assumed(pt_vrow *r, const char *what)
+{
+    size_t n = strlen(r->assumed);
+    snprintf(r->assumed + n, sizeof r->assumed - n, "%s%s", n ? "; " : "", what);
+}
+
+static int build_cluster(const char *gpu, int64_t n, const pt_vcalib *k, pt_cluster *c, pt_vrow *r)
+{
+    pt_diag d;
+    const char *dev = NULL;
+    if (has_ci(gpu, "A100")) dev = has_ci(gpu, "40") ? "a100-sxm4-40g" : "a100-sxm4-80g";
+    else if (has_ci(gpu, "H100")) dev = "h100-sxm-80g";
+    else if (has_ci(gpu, "V100")) dev = "v100-sxm2-32g";
+    if (!dev) {
+        skip(r, "unknown gpu");
+        return 0;
+    }
+    if (pt_cluster_builtin(has_ci(gpu, "H100") ? "dgx-h100" : "dgx-a100-80g", c, &d) != PT_OK ||
+        pt_device_builtin(dev, &c->dev, &d) != PT_OK) {
+        skip(r, "cluster catalog is missing the device");
+        return 0;
+    }
+    if (k) {
+        c->dev.gemm_eff = k->gemm_eff;
+        c->dev.gemm_half_GFLOP = k->gemm_half_GFLOP;
+        c->dev.attn_eff = k->attn_eff;
+        c->dev.mem_eff = k->mem_eff;
+        c->dev.kernel_us = k->kernel_us;
+        for (int j = 0; j < c->nlevels; j++) c->level[j].efficiency = k->level_eff[j];
+    }
+    if (n < c->level[0].size) {
+        c->nlevels = 1;
+        c->level[0].size = n;
+        c->devices = n;
+    } else if (pt_cluster_resize(c, n, &d) != PT_OK) {
+        skip(r, "device count is not whole nodes of 8");
+        return 0;
+    }
+    return 1;
+}
+
+static void predict_row(char **f, const pt_vcalib *calib, pt_vrow *r)
+{
+    pt_model m;
+    pt_cluster c;
+    pt_job job;
+    pt_strategy st;
+    pt_cost cost;
+    pt_diag d;
+    int64_t layers = 0, hidden = 0, heads = 0, kv = 0, ffn = 0, seq = 0, vocab = 0, moe = 0;
+    int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
+    const char *metric = f[C_METRIC], *notes = f[C_NOTES];
+    int mosaic = has_ci(f[C_SOURCE], "mosaicml");
+    char *end;
+
+    r->measured = strtod(f[C_VALUE], &end);
+    if (!f[C_VALUE][0] || *end) return skip(r, "measured_value is not a number");
+    if (num(f[C_MOE], &moe) < 0 || moe > 1) return skip(r, "mixture-of-experts rows are not modelled yet");
+    if (num(f[C_LAYERS], &layers) <= 0 || num(f[C_HIDDEN], &hidden) <= 0 ||
+        num(f[C_HEADS], &heads) <= 0 || num(f[C_SEQ], &seq) <= 0)
+        return skip(r, "model shape incomplete (layers, hidden, heads, seq_len)");
+    if (num(f[C_NGPU], &n) <= 0 || num(f[C_TP], &tp) <= 0 || num(f[C_PP], &pp) <= 0)
+        return skip(r, "parallel configuration not given (n_gpus, tp, pp)");
+    if (num(f[C_KV], &kv) <= 0) kv = heads;
+    if (num(f[C_FFN], &ffn) <= 0) ffn = 4 * hidden;
+    if (num(f[C_VOCAB], &vocab) <= 0) {
+        vocab = 51200;
+        add_assumed(r, "vocab 51200");
+    }
+    if (num(f[C_CP], &cp) <= 0) cp = 1;
+    if (num(f[C_VPP], &vpp) <= 0) vpp = 1;
+    if (num(f[C_ZERO], &zero) <= 0) zero = 0;
+    if (num(f[C_DP], &dp) <= 0) dp = n / (tp * pp * cp);
+    if (num(f[C_MBS], &mbs) <= 0) {
+        mbs = 1;
+        add_assumed(r, "mbs 1");
+    }
+    num(f[C_GBS], &gbs);
+
+    memset(&m, 0, sizeof m);
+    pt_strlcpy(m.name, f[C_MODEL], sizeof m.name);
+    pt_strlcpy(m.family, mosaic ? "mpt" : "gpt2", sizeof m.family);
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = kv;
+    m.head_dim = hidden / heads;
+    m.ffn = ffn;
+    m.vocab = vocab;
+    m.max_seq = seq;
+    m.act = PT_ACT_GELU;
+    m.tied_embeddings = 1;
+    m.learned_pos = !mosaic;
+    m.linear_bias = !mosaic;
+    m.norm_bias = !mosaic;
+    m.dropout = !mosaic;
+    if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
+
+    if (!build_cluster(f[C_GPU], n, calib, &c, r)) return;
+    memset(&job, 0, sizeof job);
+    job.seq_len = seq;
+    job.global_batch = gbs;
+    job.dtype = has_ci(notes, "fp16") ? PT_FP16 : PT_BF16;
+    job.flash_attention = has_ci(notes, "flashattention") || has_ci(notes, "flash attention");
+
+    memset(&st, 0, sizeof st);
+    st.tp = (int)tp;
+    st.pp = (int)pp;
+    st.dp = (int)dp;
+    st.cp = (int)cp;
+    st.ep = 1;
+    st.etp = (int)tp;
+    st.vpp = (int)vpp;
+    st.mbs = (int)mbs;
+    st.gbs = gbs > 0 ? gbs : mbs * dp;
+    st.sp = !strcmp(f[C_SP], "yes") && tp > 1;
+    st.zero = (int)zero;
+    st.recompute = !strcmp(f[C_RECOMPUTE], "full") ? PT_RC_FULL
+                   : !strcmp(f[C_RECOMPUTE], "selective") ? PT_RC_SELECTIVE : PT_RC_NONE;
+    st.schedule = vpp > 1 ? PT_SCHED_INTERLEAVED : PT_SCHED_1F1B;
+    st.offload = PT_OFF_NONE;
+    pt_strategy_format(&st, r->strategy, sizeof r->strategy);
+
+    if (!strcmp(metric, "layer_fwd_bwd_ms")) {
+        double fw, bw;
+        pt_cost_layer_time(&m, &c, &job, &st, &fw, &bw);
+        r->predicted = (fw + bw) * 1e3;
+        r->is_time = 1;
+        r->fits = 1;
+        return;
+    }
+    if (!strcmp(metric, "activation_mem_pct_of_tp_baseline")) {
+        pt_strategy base = st;
+        base.sp = 0;
+        base.recompute = PT_RC_NONE;
+        r->predicted = 100.0 * (double)pt_cost_layer_activation_bytes(&m, &job, &st) /
+                       (double)pt_cost_layer_activation_bytes(&m, &job, &base);
+        r->is_memory = 1;
+        r->fits = 1;
+        return;
+    }
+    if (gbs <= 0) return skip(r, "global_batch not given");
+    if (pt_strategy_check(&st, &m, &c, &job, &d) != PT_OK) {
+        char why[160] = "strategy invalid: ";
+        size_t k = strlen(why);
+        pt_strlcpy(why + k, d.msg, sizeof why - k);
+        return skip(r, why);
+    }
+    pt_cost_eval(&m, &c, &job, &st, &cost);
+    r->fits = cost.fits;
+    if (!strcmp(metric, "iter_time_s")) {
+        r->predicted = cost.step_time_s;
+        r->is_time = 1;
+    } else if (!strcmp(metric, "tflops_per_gpu")) {
+        double fl = cost.model_flops;
+        if (has_ci(notes, "F=96BslH") || has_ci(f[C_SOURCE], "Narayanan")) {
+            double l = (double)layers, h = (double)hidden, s = (double)seq, V = (double)vocab;
+            fl = 96.0 * (double)gbs * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+        }
+        r->predicted = fl / cost.step_time_s / (double)n / 1e12;
+        r->is_time = 1;
+    } else if (!strcmp(metric, "tokens_per_s_per_gpu")) {
+        r->predicted = cost.tokens_per_s / (double)n;
+        r->is_time = 1;
+    } else if (!strcmp(metric, "mfu")) {
+        r->predicted = 100.0 * cost.mfu;
+        r->is_time = 1;
+    } else if (!strcmp(metric, "mem_activation_gib_per_gpu")) {
+        r->predicted = (double)cost.mem.activations / PT_GiB;
+        r->is_memory = 1;
+    } else if (!strcmp(metric, "mem_weights_grads_optimizer_gib_per_gpu")) {
+        r->predicted = (double)(cost.mem.weights + cost.mem.gradients + cost.mem.optimizer) / PT_GiB;
+        r->is_memory = 1;
+    } else {
+        return skip(r, "metric not predicted");
+    }
+}
+
+static int keep_all(const pt_vrow *row, void *arg)
+{
+    (void)row;
+    (void)arg;
+    return 1;
+}
+
+void pt_validate_summary(pt_vresult *r, int (*keep)(const pt_vrow *row, void *arg), void *arg)
+{
+    double sum = 0, tsum = 0, msum = 0;
+    if (!keep) keep = keep_all;
+    r->predicted = r->skipped = r->time_rows = r->memory_rows = r->time_rows_not_fitting = 0;
+    r->mean_abs_error = r->worst_abs_error = 0;
+    r->time_mean_abs_error = r->time_worst_abs_error = 0;
+    r->memory_mean_abs_error = r->memory_worst_abs_error = 0;
+    for (int i = 0; i < r->n; i++) {
+        const pt_vrow *w = &r->rows[i];
+        double e;
+        if (!keep(w, arg)) continue;
+        if (w->skipped[0]) {
+            r->skipped++;
+            continue;
+        }
+        e = fabs(w->error);
+        r->predicted++;
+        sum += e;
+        if (e > r->worst_abs_error) r->worst_abs_error = e;
+        if (w->is_time) {
+            r->time_rows++;
+            tsum += e;
+            if (e > r->time_worst_abs_error) r->time_worst_abs_error = e;
+            if (!w->fits) r->time_rows_not_fitting++;
+        }
+        if (w->is_memory) {
+            r->memory_rows++;
+            msum += e;
+            if (e > r->memory_worst_abs_error) r->memory_worst_abs_error = e;
+        }
+    }
+    if (r->predicted) r->mean_abs_error = sum / r->predicted;
+    if (r->time_rows) r->time_mean_abs_error = tsum / r->time_rows;
+    if (r->memory_rows) r->memory_mean_abs_error = msum / r->memory_rows;
+}
+
+pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *calib,
+                          pt_vresult *out, pt_diag *d)
+{
+    pt_csv csv;
+    int idx[C_COUNT], cap = 0;
+    memset(out, 0, sizeof *out);
+    pt_csv_init(&csv, text);
+    if (pt_csv_next(&csv) != 1) {
+        pt_csv_free(&csv);
+        return pt_diag_set(d, file, NULL, NULL, "empty file: expected a header row");
+    }
+    if (csv.nf >= 2 && !strcmp(csv.f[0], "source") && !strcmp(csv.f[1], "workload")) {
+        pt_csv_free(&csv);
+        pt_diag_set(d, file, "workload", NULL,
+                    "time-to-train CSVs (MLPerf) are not supported yet: this build validates "
+                    "step time and memory (published_runs.csv columns)");
+        d->line = 1;
+        d->col = 1;
+        return PT_EINPUT;
+    }
+    for (int k = 0; k < C_COUNT; k++) {
+        idx[k] = -1;
+        for (int i = 0; i < csv.nf; i++)
+            if (!strcmp(csv.f[i], columns[k])) idx[k] = i;
+        if (idx[k] < 0) {
+            pt_diag_set(d, file, columns[k], NULL, "header lacks the column \"%s\" (SPEC section 6)",
+                        columns[k]);
+            d->line = 1;
+            d->col = 1;
+            pt_csv_free(&csv);
+            return PT_EINPUT;
+        }
+    }
+    for (;;) {
+        int got = pt_csv_next(&csv);
+        char *f[C_COUNT];
+        pt_vrow *r;
+        if (got == 0) break;
+        if (got < 0) {
+            pt_csv_free(&csv);
+            pt_validate_free(out);
+            return pt_diag_set(d, file, NULL, NULL, "line %d: too many fields", csv.record_line);
+        }
+        if (csv.nf == 1 && !csv.f[0][0]) continue; /* blank line */
+        if (out->n == cap) {
+            int ncap = cap ? cap * 2 : 256;
+            pt_vrow *nr = realloc(out->rows, (size_t)ncap * sizeof *nr);
+            if (!nr) {
+                pt_csv_free(&csv);
+                pt_validate_free(out);
+                pt_diag_set(d, file, NULL, NULL, "out of memory");
+                return PT_ENOMEM;
+            }
+            out->rows = nr;
+            cap = ncap;
+        }
+        r = &out->rows[out->n++];
+        memset(r, 0, sizeof *r);
+        r->line = csv.record_line;
+        if (csv.nf != 28 && csv.nf <= idx[C_NOTES]) {
+            char why[96];
+            snprintf(why, sizeof why, "has %d fields, the header has more", csv.nf);
+            skip(r, why);
+            continue;
+        }
+        for (int k = 0; k < C_COUNT; k++) f[k] = csv.f[idx[k]];
+        pt_strlcpy(r->source, f[C_SOURCE], sizeof r->source);
+        pt_strlcpy(r->model, f[C_MODEL], sizeof r->model);
+        pt_strlcpy(r->metric, f[C_METRIC], sizeof r->metric);
+        predict_row(f, calib, r);
+        if (!r->skipped[0]) r->error = r->measured != 0 ? r->predicted / r->measured - 1.0 : 0.0;
+    }
+    pt_csv_free(&csv);
+    pt_validate_summary(out, NULL, NULL);
+    return PT_OK;
+}
+
+void pt_validate_free(pt_vresult *r)
+{
+    free(r->rows);
+    r->rows = NULL;
+    r->n = 0;
+}

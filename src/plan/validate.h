@@ -1,0 +1,51 @@
+/*
+ * validate.h -- predicted against measured for every row of a runs CSV
+ * (SPEC section 6).  Each row becomes a model, a cluster, a job and a strategy;
+ * the cost model prices it; the row's metric is derived from that price.
+ * Not here: printing (src/cli/cmd_validate.c).
+ */
+#ifndef PT_VALIDATE_H
+#define PT_VALIDATE_H
+
+#include "partita.h"
+
+typedef struct pt_vrow {
+    int line;             /* CSV line of the row                         */
+    char source[80];      /* first words of the row's source             */
+    char model[48];
+    char metric[48];      /* measured_metric                             */
+    char strategy[200];   /* the strategy as priced                      */
+    double measured, predicted;
+    double error;         /* predicted/measured - 1                      */
+    int is_time;          /* a step-time or throughput metric            */
+    int is_memory;        /* a memory metric                             */
+    int fits;             /* the priced strategy fits in device memory   */
+    char assumed[120];    /* what the row did not say and was assumed    */
+    char skipped[160];    /* why the row was not predicted ("" if it was) */
+} pt_vrow;
+
+typedef struct pt_vresult {
+    pt_vrow *rows;
+    int n;
+    int predicted, skipped;
+    double mean_abs_error, worst_abs_error;
+    double time_mean_abs_error, time_worst_abs_error;
+    int time_rows, memory_rows, time_rows_not_fitting;
+    double memory_mean_abs_error, memory_worst_abs_error;
+} pt_vresult;
+
+/* Efficiency constants to use instead of the catalog's (for fitting them). */
+typedef struct pt_vcalib {
+    double gemm_eff, gemm_half_GFLOP, attn_eff, mem_eff, kernel_us;
+    double level_eff[PT_MAX_LEVELS]; /* per cluster level, innermost first */
+} pt_vcalib;
+
+/* Validates a published-runs CSV given as text; file names it in errors.
+ * calib may be NULL (use the catalog).  The caller frees out with pt_validate_free. */
+pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *calib,
+                          pt_vresult *out, pt_diag *d);
+/* Recomputes the summary over the rows for which keep(row) is true. */
+void pt_validate_summary(pt_vresult *r, int (*keep)(const pt_vrow *row, void *arg), void *arg);
+void pt_validate_free(pt_vresult *r);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * model.c -- the dense-transformer workload: parameter counts, shape checks and
+ * the built-in model catalog (data/models.json).
+ *
+ * What it does: counts the parameters of a pt_model, checks that its shape can
+ * exist, and finds a model by built-in name or by path to a Hugging Face
+ * config.json (read by hf.c).
+ * What it does not: costs (src/cost), MoE or MLA models (refused by hf.c).
+ *
+ * Parameter count of one layer (weights and biases, h = hidden, a = heads,
+ * g = kv_heads, d = head_dim, f = ffn):
+ *   attention  h*(a*d) [q] + 2*h*(g*d) [k,v] + (a*d)*h [out]
+ *   MLP        3*h*f (gated: gate, up, down) or 2*h*f (fc1, fc2)
+ *   biases     linear_bias: (a+2g)*d + h + (gated ? 2f : f) + h; qkv_bias: (a+2g)*d
+ *   norms      two per layer: 4h with bias (LayerNorm), 2h without (RMSNorm)
+ * Whole model: layers*layer + V*h (embedding) + (tied ? 0 : V*h) (output layer)
+ *   + (learned_pos ? s*h : 0) + final norm (2h or h).
+ * For Megatron GPT (a = g, d = h/a, f = 4h, all biases, LayerNorm, learned
+ * positions, tied) this is Narayanan et al. SC'21 eq. (section 5.1)
+ *   P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h))
+ * plus the final LayerNorm's 2h; for Llama-2-7B it gives 6,738,415,616, the
+ * count Hugging Face reports.
+ */
+#include "workload/model.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/catalog.h"
+
+/* The built-in names, in the order of data/models.json (tests/test_workload.c
+ * checks that the two agree). */
+static const char *const names[] = {
+    "gpt-1.7b",      "gpt-3.6b",      "gpt-7.5b",   "gpt-18.4b",  "gpt-39.1b",
+    "gpt-76.1b",     "gpt-145.6b",    "gpt-310.1b", "gpt-529.6b", "gpt-1t",
+    "gpt3-175b",     "gpt-22b",       "gpt-530b",   "llama2-7b",  "llama2-70b",
+    "llama3-8b",     "llama3-70b",    "llama3.1-405b",
+    "nemotron4-15b", "nemotron4-340b",
+    "mpt-125m",      "mpt-350m",      "mpt-760m",   "mpt-1b",     "mpt-3b",
+    "mpt-7b",        "mpt-13b",       "mpt-30b",    "mpt-70b",
+};
+
+#define NNAMES ((int)(sizeof names / sizeof names[0]))
+
+/* ---- parameter counts ------------------------------------------------------
+ * Checked int64 arithmetic: a result that would not fit sets *ovf and
+ * saturates, so pt_model_check can refuse a shape before anything overflows. */
+
+static int64_t cmul(int64_t a, int64_t b, int *ovf)
+{
+    if (a < 0 || b < 0) {
+        *ovf = 1;
+        return INT64_MAX;
+    }
+    if (a != 0 && b > INT64_MAX / a) {
+        *ovf = 1;
+        return INT64_MAX;
+    }
+    return a * b;
+}
+
+static int64_t cadd(int64_t a, int64_t b, int *ovf)
+{
+    if (a < 0 || b < 0 || a > INT64_MAX - b) {
+        *ovf = 1;
+        return INT64_MAX;
+    }
+    return a + b;
+}
+
+static int64_t layer_params(const pt_model *m, int *ovf)
+{
+    int64_t h = m->hidden;
+    int64_t q = cmul(m->heads, m->head_dim, ovf);    /* a*d */
+    int64_t kv = cmul(m->kv_heads, m->head_dim, ovf); /* g*d */
+    int64_t qkv_out = cadd(q, cmul(2, kv, ovf), ovf); /* (a+2g)*d */
+    int64_t n = 0;
+
+    n = cadd(n, cmul(h, qkv_out, ovf), ovf);            /* q, k, v */
+    n = cadd(n, cmul(q, h, ovf), ovf);                  /* out projection */
+    n = cadd(n, cmul(m->gated_mlp ? 3 : 2, cmul(h, m->ffn, ovf), ovf), ovf);
+    if (m->linear_bias) {
+        n = cadd(n, qkv_out, ovf);
+        n = cadd(n, h, ovf);                                        /* out proj */
+        n = cadd(n, cmul(m->gated_mlp ? 2 : 1, m->ffn, ovf), ovf); /* gate, up / fc1 */
+        n = cadd(n, h, ovf);                                        /* down / fc2 */
+    } else if (m->qkv_bias) {
+        n = cadd(n, qkv_out, ovf);
+    }
+    n = cadd(n, cmul(m->norm_bias ? 4 : 2, h, ovf), ovf); /* two norms */
+    return n;
+}
+
+static int64_t model_params(const pt_model *m, int *ovf)
+{
+    int64_t h = m->hidden;
+    int64_t emb = cmul(m->vocab, h, ovf);
+    int64_t n = cmul(m->layers, layer_params(m, ovf), ovf);
+    n = cadd(n, emb, ovf);
+    if (!m->tied_embeddings) n = cadd(n, emb, ovf);
+    if (m->learned_pos) n = cadd(n, cmul(m->max_seq, h, ovf), ovf);
+    n = cadd(n, m->norm_bias ? cmul(2, h, ovf) : h, ovf); /* final norm */
+    return n;
+}
+
+int64_t pt_model_layer_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n;
+    assert(m);
+    n = layer_params(m, &ovf);
+    return ovf ? -1 : n;
+}
+
+int64_t pt_model_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n;
+    assert(m);
+    n = model_params(m, &ovf);
+    return ovf ? -1 : n;
+}
+
+/* ---- shape checks ---------------------------------------------------------- */
+
+pt_status pt_model_check(const pt_model *m, pt_diag *d)
+{
+    /* Field names are the Hugging Face (Llama) config keys users know. */
+    const struct {
+        const char *key;
+        int64_t v;
+    } dims[] = {
+        {"num_hidden_layers", m->layers},   {"hidden_size", m->hidden},
+        {"num_attention_heads", m->heads},  {"num_key_value_heads", m->kv_heads},
+        {"head_dim", m->head_dim},          {"intermediate_size", m->ffn},
+        {"vocab_size", m->vocab},           {"max_position_embeddings", m->max_seq},
+    };
+    char v[64];
+    int ovf = 0;
+    int64_t p;
+    assert(m);
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        snprintf(v, sizeof v, "%lld", (long long)dims[i].v);
+        if (dims[i].v <= 0)
+            return pt_diag_set(d, NULL, dims[i].key, v, "%s: %s is not > 0", dims[i].key, v);
+        if (dims[i].v > PT_MODEL_DIM_MAX)
+            return pt_diag_set(d, NULL, dims[i].key, v, "%s: %s is larger than %lld",
+                               dims[i].key, v, (long long)PT_MODEL_DIM_MAX);
+    }
+    if (m->heads % m->kv_heads != 0) {
+        snprintf(v, sizeof v, "%lld", (long long)m->kv_heads);
+        return pt_diag_set(d, NULL, "num_key_value_heads", v,
+                           "num_key_value_heads: %s does not divide num_attention_heads=%lld", v,
+                           (long long)m->heads);
+    }
+    /* pt_model carries head_dim explicitly, so a head_dim that differs from
+     * hidden/heads is legal (Qwen3, Mistral-Nemo give it in the config).  But a
+     * head_dim equal to the truncated hidden/heads while heads does not divide
+     * hidden is the default rule applied to an impossible shape. */
+    if (m->hidden % m->heads != 0 && m->head_dim == m->hidden / m->heads) {
+        snprintf(v, sizeof v, "%lld", (long long)m->heads);
+        return pt_diag_set(d, NULL, "num_attention_heads", v,
+                           "num_attention_heads: %s does not divide hidden_size=%lld", v,
+                           (long long)m->hidden);
+    }
+    p = model_params(m, &ovf);
+    if (ovf || p > PT_MODEL_PARAMS_MAX) {
+        snprintf(v, sizeof v, "%lld", (long long)m->layers);
+        return pt_diag_set(d, NULL, "num_hidden_layers", v,
+                           "the model has more than %lld parameters (num_hidden_layers=%s, "
+                           "hidden_size=%lld, intermediate_size=%lld)",
+                           (long long)PT_MODEL_PARAMS_MAX, v, (long long)m->hidden,
+                           (long long)m->ffn);
+    }
+    return PT_OK;
+}
+
+/* ---- catalog ----------------------------------------------------------------- */
+
+int pt_model_catalog_count(void)
+{
+    return NNAMES;
+}
+
+const char *pt_model_catalog_name(int i)
+{
+    return i >= 0 && i < NNAMES ? names[i] : NULL;
+}
+
+static int is_builtin_name(const char *name)
+{
+    for (int i = 0; i < NNAMES; i++)
+        if (strcmp(names[i], name) == 0) return 1;
+    return 0;
+}
+
+/* "gpt-1.7b, gpt-3.6b, ..." into buf (truncated with "..." if it does not fit). */
+static void list_names(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < NNAMES; i++) {
+        size_t need = strlen(names[i]) + 2;
+        if (used + need + 4 >= n) {
+            snprintf(buf + used, n - used, "...");
+            return;
+        }
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", names[i]);
+    }
+}
+
+static const char *const entry_keys[] = {"name", "source", "config", NULL};
+static const char *const root_keys[] = {"models", NULL};
+
+pt_status pt_model_builtin(const char *name, pt_model *out, pt_diag *d)
+{
+    pt_diag local;
+    pt_jctx jc;
+    json_t *root, *models;
+    pt_status st = PT_OK;
+    size_t i;
+    int hit = 0;
+    assert(name && out);
+    if (!d) d = &local;
+    jc.text = pt_data_models_json;
+    jc.file = "data/models.json";
+    jc.d = d;
+    root = pt_json_parse(&jc);
+    if (!root) return PT_EINPUT;
+    if ((st = pt_json_only_keys(&jc, root, "", root_keys)) != PT_OK) goto done;
+    models = json_object_get(root, "models");
+    if (!json_is_array(models)) {
+        st = pt_jerr(&jc, "models", models, "is not an array");
+        goto done;
+    }
+    for (i = 0; i < json_array_size(models) && !hit; i++) {
+        const json_t *e = json_array_get(models, i);
+        char path[64], cpath[80], ename[sizeof out->name];
+        snprintf(path, sizeof path, "models[%zu]", i);
+        if (!json_is_object(e)) {
+            st = pt_jerr(&jc, path, e, "is not an object");
+            goto done;
+        }
+        if ((st = pt_json_only_keys(&jc, e, path, entry_keys)) != PT_OK) goto done;
+        if ((st = pt_json_str(&jc, e, path, "name", 1, ename, sizeof ename, NULL)) != PT_OK)
+            goto done;
+        if (strcmp(ename, name) != 0) continue;
+        hit = 1;
+        snprintf(cpath, sizeof cpath, "%s.config", path);
+        if (!json_is_object(json_object_get(e, "config"))) {
+            st = pt_jerr(&jc, cpath, json_object_get(e, "config"), "is not an object");
+            goto done;
+        }
+        st = pt_hf_read_json(&jc, json_object_get(e, "config"), cpath, out);
+        if (st == PT_OK) pt_strlcpy(out->name, ename, sizeof out->name);
+    }
+    if (!hit) {
+        char list[480];
+        list_names(list, sizeof list);
+        st = pt_diag_set(d, NULL, "model", name, "unknown model \"%s\" (built-in: %s)", name,
+                         list);
+    }
+done:
+    json_decref(root);
+    return st;
+}
+
+pt_status pt_model_load(const char *name_or_path, pt_model *out, pt_diag *d)
+{
+    pt_diag local;
+    char *text = NULL;
+    pt_status st;
+    assert(name_or_path && out);
+    if (!d) d = &local;
+    if (is_builtin_name(name_or_path)) return pt_model_builtin(name_or_path, out, d);
+    {
+        /* Neither a built-in name nor a file that opens: say both. */
+        FILE *f = fopen(name_or_path, "rb");
+        if (!f)
+            return pt_diag_set(d, NULL, "model", name_or_path,
+                               "unknown model \"%s\": not a built-in model (`partita models` "
+                               "lists them) and not a readable config.json (%s)",
+                               name_or_path, strerror(errno));
+        fclose(f);
+    }
+    if ((st = pt_read_file(name_or_path, &text, d)) != PT_OK) return st;
+    st = pt_hf_parse(text, name_or_path, out, d);
+    free(text);
+    return st;
+}

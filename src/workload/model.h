@@ -1,0 +1,35 @@
+/*
+ * model.h -- internal declarations of the workload module (src/workload).
+ *
+ * What it does: shares the Hugging Face config reader (hf.c) with the built-in
+ * catalog (model.c), which keeps each model as an HF-style config inside
+ * data/models.json, and fixes the limits every model shape must respect.
+ * What it does not: anything public; the API is in include/partita.h.
+ *
+ * Invariants of a checked pt_model (pt_model_check):
+ *   - layers, hidden, heads, kv_heads, head_dim, ffn, vocab, max_seq are all in
+ *     [1, PT_MODEL_DIM_MAX];
+ *   - kv_heads divides heads;
+ *   - the whole parameter count is at most PT_MODEL_PARAMS_MAX, so every
+ *     product in pt_model_params (and in cost code using these fields the same
+ *     way) fits in int64_t.
+ */
+#ifndef PT_WORKLOAD_MODEL_H
+#define PT_WORKLOAD_MODEL_H
+
+#include "base/base.h"
+
+/* Largest value accepted for any one shape field, e.g. hidden_size. */
+#define PT_MODEL_DIM_MAX ((int64_t)1 << 31)
+/* Largest whole-model parameter count accepted (10^15). */
+#define PT_MODEL_PARAMS_MAX ((int64_t)1000000000000000)
+
+/* Reads a Hugging Face style config held in `cfg` (a JSON object inside the
+ * document jc describes) into *out.  `path` names cfg inside that document
+ * ("" for a config.json, "models[3].config" for a catalog entry), so errors
+ * carry the full field path and its line:col.  Unknown keys are ignored.
+ * Leaves out->name empty; the caller names the model.  On failure *out is
+ * untouched and jc->d says why. */
+pt_status pt_hf_read_json(pt_jctx *jc, const json_t *cfg, const char *path, pt_model *out);
+
+#endif

@@ -1,0 +1,512 @@
+/*
+ * test_workload.c -- unit tests of src/workload: parameter counts against
+ * published figures, the Hugging Face config reader (fixtures in tests/data/hf/,
+ * run from the repository root), its error messages, and the built-in catalog.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "base/catalog.h"
+#include "partita.h"
+
+static pt_model builtin(const char *name)
+{
+    pt_model m;
+    pt_diag d;
+    memset(&m, 0, sizeof m);
+    if (pt_model_builtin(name, &m, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
+    return m;
+}
+
+static pt_model load(const char *path)
+{
+    pt_model m;
+    pt_diag d;
+    memset(&m, 0, sizeof m);
+    if (pt_model_load(path, &m, &d) != PT_OK) {
+        char buf[1200];
+        pt_diag_format(&d, buf, sizeof buf);
+        fail_msg("%s", buf);
+    }
+    return m;
+}
+
+/* ---- parameter counts ------------------------------------------------------- */
+
+/* GPT-3 175B as Megatron trains it (vocab 51200, s 2048): Narayanan et al.
+ * SC'21 eq. P = 12lh^2 (1 + 13/(12h) + (V+s)/(12lh)) = 12lh^2 + 13lh + (V+s)h,
+ * plus the final LayerNorm 2h; Table 2 of that paper says 174.6B. */
+static void test_gpt3_175b(void **state)
+{
+    pt_model m = builtin("gpt3-175b");
+    int64_t l = 96, h = 12288, V = 51200, s = 2048;
+    int64_t want = 12 * l * h * h + 13 * l * h + (V + s) * h + 2 * h;
+    (void)state;
+    assert_int_equal(m.layers, l);
+    assert_int_equal(m.hidden, h);
+    assert_int_equal(m.heads, 96);
+    assert_int_equal(m.head_dim, 128);
+    assert_int_equal(m.ffn, 4 * h);
+    assert_int_equal(pt_model_params(&m), want);
+    assert_int_equal(want, INT64_C(174615846912));
+    assert_int_equal(pt_model_layer_params(&m), 12 * h * h + 13 * h);
+    assert_true(m.tied_embeddings && m.learned_pos && m.linear_bias && m.norm_bias);
+    assert_true(m.dropout && !m.gated_mlp && m.act == PT_ACT_GELU);
+    assert_string_equal(m.family, "gpt2");
+}
+
+/* Narayanan et al. SC'21 Table 1: the published sizes are this count rounded to
+ * 0.1 billion (so gpt-1.7b is 1.652B, 2.8% below its label, and gpt-3.6b is
+ * 3.562B, 1.1% below); every model of 5B or more is within 1%. */
+static void test_narayanan_table1(void **state)
+{
+    static const struct {
+        const char *name;
+        double billions;
+    } t[] = {
+        {"gpt-1.7b", 1.7},     {"gpt-3.6b", 3.6},     {"gpt-7.5b", 7.5},
+        {"gpt-18.4b", 18.4},   {"gpt-39.1b", 39.1},   {"gpt-76.1b", 76.1},
+        {"gpt-145.6b", 145.6}, {"gpt-310.1b", 310.1}, {"gpt-529.6b", 529.6},
+        {"gpt-1t", 1008.0},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        pt_model m = builtin(t[i].name);
+        double p = (double)pt_model_params(&m) / 1e9;
+        char got[32], want[32];
+        snprintf(got, sizeof got, "%.1f", p);
+        snprintf(want, sizeof want, "%.1f", t[i].billions);
+        if (strcmp(got, want) != 0) fail_msg("%s: %.4fB rounds to %s, not %s", t[i].name, p, got, want);
+        if (t[i].billions >= 5.0 && (p / t[i].billions > 1.01 || p / t[i].billions < 0.99))
+            fail_msg("%s: %.4fB is not within 1%% of %.1fB", t[i].name, p, t[i].billions);
+    }
+}
+
+/* Korthikanti et al. 2022 Table 3: 22B and 530B (the same shape as Narayanan's
+ * 529.6B). */
+static void test_korthikanti(void **state)
+{
+    pt_model a = builtin("gpt-22b"), b = builtin("gpt-530b"), c = builtin("gpt-529.6b");
+    double pa = (double)pt_model_params(&a) / 1e9;
+    (void)state;
+    assert_true(pa > 21.8 && pa < 22.3); /* 22.07B */
+    assert_int_equal(pt_model_params(&b), pt_model_params(&c));
+}
+
+/* Exact counts Hugging Face reports for the released checkpoints. */
+static void test_llama_exact(void **state)
+{
+    pt_model a = builtin("llama2-7b"), b = builtin("llama3-8b"), c = builtin("llama2-70b");
+    (void)state;
+    assert_int_equal(pt_model_params(&a), INT64_C(6738415616));
+    assert_int_equal(pt_model_params(&b), INT64_C(8030261248));
+    assert_int_equal(pt_model_params(&c), INT64_C(68976648192));
+    /* hand derivation: 4h^2 + 3*h*ffn + 2h = 4*4096^2 + 3*4096*11008 + 8192 */
+    assert_int_equal(pt_model_layer_params(&a), INT64_C(202383360));
+    assert_true(a.gated_mlp && a.act == PT_ACT_SILU && !a.norm_bias && !a.tied_embeddings);
+    assert_true(!a.linear_bias && !a.qkv_bias && !a.learned_pos && !a.dropout);
+    assert_int_equal(b.kv_heads, 8);
+    assert_int_equal(b.head_dim, 128);
+    assert_string_equal(a.family, "llama");
+}
+
+static void test_other_builtins(void **state)
+{
+    pt_model m;
+    (void)state;
+    /* Llama-3.1-405B: explicit head_dim 128; hand derivation 405,853,388,800
+     * (the "405B" of the Llama 3 paper). */
+    m = builtin("llama3.1-405b");
+    assert_int_equal(m.head_dim, 128);
+    assert_int_equal(m.kv_heads, 8);
+    assert_int_equal(m.max_seq, 131072);
+    assert_int_equal(pt_model_params(&m), INT64_C(405853388800));
+    /* Llama-3-70B: hand derivation 70,553,706,496 ("70B"). */
+    m = builtin("llama3-70b");
+    assert_int_equal(pt_model_params(&m), INT64_C(70553706496));
+    /* Nemotron-4 15B (Parmar et al. 2024 sec. 2): 12.5B non-embedding, 3.2B
+     * embedding parameters. */
+    m = builtin("nemotron4-15b");
+    assert_true(!m.gated_mlp && m.act == PT_ACT_RELU2 && m.norm_bias && !m.linear_bias);
+    assert_true(!m.tied_embeddings);
+    {
+        double layers = (double)(m.layers * pt_model_layer_params(&m)) / 1e9;
+        double emb = (double)(2 * m.vocab * m.hidden) / 1e9;
+        assert_true(layers > 12.45 && layers < 12.55);
+        assert_true(emb > 3.1 && emb < 3.2);
+    }
+    /* Nemotron-4 340B: hand derivation 341,029,195,776 (the report's "340B"). */
+    m = builtin("nemotron4-340b");
+    assert_int_equal(m.head_dim, 192);
+    assert_int_equal(pt_model_params(&m), INT64_C(341029195776));
+    /* MPT-7B shape with the benchmark vocab 50368: ALiBi (no learned
+     * positions), no biases, tied: 32*(12h^2 + 2h) + V*h + h = 6,649,024,512. */
+    m = builtin("mpt-7b");
+    assert_int_equal(m.ffn, 16384);
+    assert_true(!m.learned_pos && m.tied_embeddings && !m.linear_bias && !m.norm_bias);
+    assert_true(!m.dropout && m.act == PT_ACT_GELU && !m.gated_mlp);
+    assert_int_equal(pt_model_params(&m), INT64_C(6649024512));
+    assert_string_equal(m.family, "mpt");
+}
+
+/* ---- Hugging Face config.json ------------------------------------------------ */
+
+static void test_hf_llama3_8b(void **state)
+{
+    pt_model m = load("tests/data/hf/llama3-8b.json");
+    (void)state;
+    assert_string_equal(m.name, "tests/data/hf/llama3-8b.json");
+    assert_string_equal(m.family, "llama");
+    assert_int_equal(m.layers, 32);
+    assert_int_equal(m.hidden, 4096);
+    assert_int_equal(m.heads, 32);
+    assert_int_equal(m.kv_heads, 8);
+    assert_int_equal(m.head_dim, 128);
+    assert_int_equal(m.ffn, 14336);
+    assert_int_equal(m.vocab, 128256);
+    assert_int_equal(m.max_seq, 8192);
+    assert_int_equal(pt_model_params(&m), INT64_C(8030261248)); /* Hugging Face's count */
+}
+
+/* gpt2 (small) as on the Hub: 124,439,808 parameters (Hugging Face's count). */
+static void test_hf_gpt2(void **state)
+{
+    pt_model m = load("tests/data/hf/gpt2.json");
+    (void)state;
+    assert_string_equal(m.family, "gpt2");
+    assert_int_equal(m.hidden, 768);
+    assert_int_equal(m.ffn, 3072); /* n_inner absent: 4 * n_embd */
+    assert_int_equal(m.max_seq, 1024);
+    assert_int_equal(m.vocab, 50257);
+    assert_true(m.tied_embeddings && m.learned_pos && m.linear_bias && m.norm_bias);
+    assert_true(m.dropout && m.act == PT_ACT_GELU && !m.gated_mlp);
+    assert_int_equal(pt_model_params(&m), INT64_C(124439808));
+}
+
+/* Qwen2-0.5B: q/k/v biases, tied embeddings, GQA 14/2.  Hand derivation:
+ * 24*(896*(896+2*128) + 896*896 + 3*896*4864 + (14+2*2)*64 + 2*896)
+ * + 151936*896 + 896 = 494,032,768 (the Qwen2 report's 0.49B). */
+static void test_hf_qwen2(void **state)
+{
+    pt_model m = load("tests/data/hf/qwen2-0.5b.json");
+    (void)state;
+    assert_true(m.qkv_bias && !m.linear_bias && m.tied_embeddings && m.gated_mlp);
+    assert_int_equal(m.head_dim, 64);
+    assert_int_equal(m.kv_heads, 2);
+    assert_int_equal(pt_model_params(&m), INT64_C(494032768));
+}
+
+/* A Nemotron config (Minitron-4B shape): squared-ReLU ungated MLP, LayerNorm
+ * with bias.  Hand derivation: 32*(3072*(3072+2*1024) + 3072*3072
+ * + 2*3072*9216 + 4*3072) + 2*256000*3072 + 2*3072 = 4,190,509,056. */
+static void test_hf_nemotron(void **state)
+{
+    pt_model m = load("tests/data/hf/nemotron-4b.json");
+    (void)state;
+    assert_true(!m.gated_mlp && m.act == PT_ACT_RELU2 && m.norm_bias && !m.linear_bias);
+    assert_int_equal(m.head_dim, 128);
+    assert_int_equal(pt_model_params(&m), INT64_C(4190509056));
+}
+
+/* Pythia-160M (gpt_neox): the Pythia model card lists 162,322,944 parameters
+ * (85,056,000 non-embedding). */
+static void test_hf_pythia(void **state)
+{
+    pt_model m = load("tests/data/hf/pythia-160m.json");
+    (void)state;
+    assert_true(m.linear_bias && m.norm_bias && !m.learned_pos && !m.tied_embeddings);
+    assert_true(!m.dropout && m.act == PT_ACT_GELU);
+    assert_int_equal(pt_model_params(&m), INT64_C(162322944));
+    assert_int_equal(m.layers * pt_model_layer_params(&m) + 2 * m.hidden, INT64_C(85056000));
+}
+
+static void test_hf_defaults(void **state)
+{
+    pt_model m;
+    pt_diag d;
+    (void)state;
+    /* qwen3-style explicit head_dim that differs from hidden/heads; unknown keys
+     * (rope_scaling, nested objects) are ignored; name defaults to config.json. */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"qwen3\", \"hidden_size\": 4096,"
+                                 " \"intermediate_size\": 12288, \"num_hidden_layers\": 36,"
+                                 " \"num_attention_heads\": 64, \"num_key_value_heads\": 4,"
+                                 " \"head_dim\": 128, \"vocab_size\": 151936,"
+                                 " \"max_position_embeddings\": 40960,"
+                                 " \"rope_scaling\": {\"type\": \"yarn\"}, \"foo\": [1, 2]}",
+                                 NULL, &m, &d),
+                     PT_OK);
+    assert_string_equal(m.name, "config.json");
+    assert_int_equal(m.head_dim, 128);
+    assert_int_equal(m.kv_heads, 4);
+    assert_true(!m.tied_embeddings && !m.qkv_bias && m.act == PT_ACT_SILU);
+    assert_int_equal(pt_model_check(&m, &d), PT_OK);
+    /* mistral: head_dim null and no num_key_value_heads -> hidden/heads, heads. */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"mistral\", \"hidden_size\": 4096,"
+                                 " \"intermediate_size\": 14336, \"num_hidden_layers\": 32,"
+                                 " \"num_attention_heads\": 32, \"head_dim\": null,"
+                                 " \"vocab_size\": 32000, \"max_position_embeddings\": 32768,"
+                                 " \"attention_dropout\": 0.1}",
+                                 "m.json", &m, &d),
+                     PT_OK);
+    assert_int_equal(m.head_dim, 128);
+    assert_int_equal(m.kv_heads, 32);
+    assert_true(m.dropout);
+    /* llama attention_bias + mlp_bias: biases on every linear layer. */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"llama\", \"hidden_size\": 64,"
+                                 " \"intermediate_size\": 128, \"num_hidden_layers\": 2,"
+                                 " \"num_attention_heads\": 4, \"vocab_size\": 100,"
+                                 " \"max_position_embeddings\": 32, \"attention_bias\": true,"
+                                 " \"mlp_bias\": true, \"tie_word_embeddings\": true}",
+                                 "b.json", &m, &d),
+                     PT_OK);
+    assert_true(m.linear_bias && m.qkv_bias && m.tied_embeddings);
+    /* 2*(4*64*64 + 3*64*128 + (3*64 + 64 + 2*128 + 64) + 2*64) + 100*64 + 64 */
+    assert_int_equal(pt_model_params(&m), INT64_C(89792));
+    /* mpt with grouped-query attention and learned positions, gpt2 defaults. */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"mpt\", \"d_model\": 256, \"n_heads\": 8,"
+                                 " \"n_layers\": 2, \"expansion_ratio\": 2.5,"
+                                 " \"max_seq_len\": 128, \"vocab_size\": 1000,"
+                                 " \"attn_config\": {\"attn_type\": \"grouped_query_attention\","
+                                 " \"kv_n_heads\": 2}}",
+                                 "mpt.json", &m, &d),
+                     PT_OK);
+    assert_int_equal(m.ffn, 640);
+    assert_int_equal(m.kv_heads, 2);
+    assert_true(m.learned_pos && m.tied_embeddings && !m.linear_bias && !m.dropout);
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"gpt2\", \"n_embd\": 64, \"n_layer\": 2,"
+                                 " \"n_head\": 4, \"n_inner\": null, \"n_ctx\": 128,"
+                                 " \"vocab_size\": 100}",
+                                 "g.json", &m, &d),
+                     PT_OK);
+    assert_int_equal(m.ffn, 256);
+    assert_int_equal(m.max_seq, 128);
+    assert_true(m.dropout && m.tied_embeddings); /* pdrop defaults 0.1 */
+}
+
+/* ---- bad input ----------------------------------------------------------------- */
+
+#define LLAMA_REST                                                                \
+    "  \"intermediate_size\": 11008,\n  \"num_hidden_layers\": 32,\n"             \
+    "  \"vocab_size\": 32000,\n  \"max_position_embeddings\": 4096\n"
+
+static void test_hf_errors(void **state)
+{
+    static const struct {
+        const char *what, *text, *field, *msg;
+        int line; /* 0: the key is not in the text */
+    } t[] = {
+        {"missing hidden_size",
+         "{\n  \"model_type\": \"llama\",\n  \"num_attention_heads\": 32,\n" LLAMA_REST "}\n",
+         "hidden_size", "hidden_size: required key is missing", 0},
+        {"heads do not divide hidden",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 48,\n" LLAMA_REST "}\n",
+         "num_attention_heads", "num_attention_heads: 48 does not divide hidden_size=4096", 4},
+        {"kv heads do not divide heads",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"num_key_value_heads\": 5,\n" LLAMA_REST "}\n",
+         "num_key_value_heads", "num_key_value_heads: 5 does not divide num_attention_heads=32",
+         5},
+        {"string for a number",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"intermediate_size\": 11008,\n"
+         "  \"num_hidden_layers\": \"32\",\n  \"vocab_size\": 32000,\n"
+         "  \"max_position_embeddings\": 4096\n}\n",
+         "num_hidden_layers", "num_hidden_layers: \"32\" is not a whole number", 6},
+        {"zero vocab",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"intermediate_size\": 11008,\n"
+         "  \"num_hidden_layers\": 32,\n  \"vocab_size\": 0,\n"
+         "  \"max_position_embeddings\": 4096\n}\n",
+         "vocab_size", "vocab_size: 0 is not > 0", 7},
+        {"unknown model_type", "{\n  \"model_type\": \"bert\",\n  \"hidden_size\": 768\n}\n",
+         "model_type", "model_type: \"bert\" is not a supported model_type (supported: llama,", 2},
+        {"missing model_type", "{\n  \"hidden_size\": 768\n}\n", "model_type",
+         "model_type: required key is missing", 0},
+        {"MoE model_type",
+         "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"model_type\": \"mixtral\",\n"
+         "  \"num_local_experts\": 8\n}\n",
+         "model_type",
+         "model_type \"mixtral\": mixture-of-experts models are not supported yet "
+         "(dense transformers only)",
+         3},
+        {"MoE by expert count",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"num_local_experts\": 8,\n" LLAMA_REST "}\n",
+         "num_local_experts",
+         "num_local_experts 8: mixture-of-experts models are not supported yet", 5},
+        {"gpt2 heads", "{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 2,\n"
+                       " \"n_head\": 5, \"n_positions\": 64, \"vocab_size\": 10}",
+         "n_head", "n_head: 5 does not divide n_embd=768", 2},
+        {"bad activation",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"hidden_act\": \"tanh\",\n" LLAMA_REST "}\n",
+         "hidden_act", "hidden_act: \"tanh\" is not a supported activation", 5},
+        {"mpt expansion ratio",
+         "{\"model_type\": \"mpt\", \"d_model\": 256, \"n_heads\": 8, \"n_layers\": 2,\n"
+         " \"expansion_ratio\": 0, \"max_seq_len\": 128, \"vocab_size\": 1000}",
+         "expansion_ratio", "expansion_ratio: 0 times d_model=256", 2},
+        {"mpt kv heads",
+         "{\"model_type\": \"mpt\", \"d_model\": 256, \"n_heads\": 8, \"n_layers\": 2,\n"
+         " \"max_seq_len\": 128, \"vocab_size\": 1000, \"attn_config\":\n"
+         "  {\"attn_type\": \"grouped_query_attention\", \"kv_n_heads\": 3}}",
+         "attn_config.kv_n_heads", "attn_config.kv_n_heads: 3 does not divide n_heads=8", 3},
+        {"dropout out of range",
+         "{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 2, \"n_head\": 12,\n"
+         " \"n_positions\": 64, \"vocab_size\": 10, \"resid_pdrop\": 1.5}",
+         "resid_pdrop", "resid_pdrop: 1.5 is not a probability in [0, 1]", 2},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        pt_model m;
+        pt_diag d;
+        pt_status st;
+        memset(&m, 0x5a, sizeof m);
+        st = pt_hf_parse(t[i].text, "bad.json", &m, &d);
+        if (st != PT_EINPUT) fail_msg("%s: status %d", t[i].what, (int)st);
+        if (strcmp(d.field, t[i].field) != 0)
+            fail_msg("%s: field \"%s\", want \"%s\" (%s)", t[i].what, d.field, t[i].field, d.msg);
+        if (strncmp(d.msg, t[i].msg, strlen(t[i].msg)) != 0)
+            fail_msg("%s: message \"%s\", want \"%s...\"", t[i].what, d.msg, t[i].msg);
+        if (d.line != t[i].line)
+            fail_msg("%s: line %d, want %d (%s)", t[i].what, d.line, t[i].line, d.msg);
+        if (t[i].line > 0 && d.col <= 0) fail_msg("%s: no column", t[i].what);
+        assert_string_equal(d.file, "bad.json");
+        assert_int_equal(((unsigned char *)&m)[0], 0x5a); /* *out untouched */
+    }
+}
+
+static void test_hf_syntax_error(void **state)
+{
+    pt_model m;
+    pt_diag d;
+    char buf[1200];
+    (void)state;
+    /* a trailing comma on line 3 */
+    assert_int_equal(pt_hf_parse("{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n}\n",
+                                 "syntax.json", &m, &d),
+                     PT_EINPUT);
+    assert_true(d.line >= 3);
+    assert_true(d.col > 0);
+    assert_non_null(strstr(d.msg, "invalid JSON"));
+    pt_diag_format(&d, buf, sizeof buf);
+    assert_true(strncmp(buf, "syntax.json:", 12) == 0);
+    /* not an object */
+    assert_int_equal(pt_hf_parse("[1, 2]", "a.json", &m, &d), PT_EINPUT);
+    assert_int_equal(d.line, 1);
+}
+
+/* ---- pt_model_check ---------------------------------------------------------------- */
+
+static void test_model_check(void **state)
+{
+    pt_model m = builtin("llama2-7b");
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_model_check(&m, &d), PT_OK);
+    m.kv_heads = 3;
+    assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
+    assert_string_equal(d.field, "num_key_value_heads");
+    assert_string_equal(d.value, "3");
+    assert_string_equal(d.msg, "num_key_value_heads: 3 does not divide num_attention_heads=32");
+    m = builtin("llama2-7b");
+    m.heads = m.kv_heads = 48;
+    m.head_dim = 4096 / 48; /* the default rule on an impossible shape */
+    assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "num_attention_heads: 48 does not divide hidden_size=4096");
+    m.head_dim = 128; /* an explicit head_dim is fine */
+    assert_int_equal(pt_model_check(&m, &d), PT_OK);
+    m = builtin("llama2-7b");
+    m.layers = 0;
+    assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "num_hidden_layers: 0 is not > 0");
+    m = builtin("llama2-7b");
+    m.vocab = -5;
+    assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
+    assert_string_equal(d.field, "vocab_size");
+    /* too big to count in int64: refused, and the count says so (-1) */
+    m = builtin("llama2-7b");
+    m.layers = m.hidden = m.ffn = INT64_C(1) << 30;
+    assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
+    assert_int_equal(pt_model_params(&m), -1);
+    m.layers = 1000000;
+    m.hidden = m.ffn = 1 << 20;
+    m.heads = m.kv_heads = 1 << 13;
+    assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
+    assert_non_null(strstr(d.msg, "parameters"));
+}
+
+/* ---- catalog ------------------------------------------------------------------------- */
+
+/* The names table in model.c and data/models.json list the same models in the
+ * same order, and every one loads and passes pt_model_check. */
+static void test_catalog(void **state)
+{
+    json_error_t err;
+    json_t *root = json_loads(pt_data_models_json, 0, &err);
+    json_t *models;
+    int n = pt_model_catalog_count();
+    (void)state;
+    assert_non_null(root);
+    models = json_object_get(root, "models");
+    assert_true(json_is_array(models));
+    assert_int_equal(json_array_size(models), n);
+    assert_true(n >= 29);
+    for (int i = 0; i < n; i++) {
+        const char *name = pt_model_catalog_name(i);
+        const char *jname = json_string_value(json_object_get(json_array_get(models, (size_t)i), "name"));
+        pt_model m = builtin(name);
+        pt_model l;
+        pt_diag d;
+        assert_non_null(jname);
+        assert_string_equal(name, jname);
+        assert_string_equal(m.name, name);
+        assert_int_equal(pt_model_check(&m, &d), PT_OK);
+        assert_true(pt_model_params(&m) > 0);
+        assert_int_equal(pt_model_load(name, &l, &d), PT_OK);
+        assert_memory_equal(&l, &m, sizeof m);
+        for (int j = 0; j < i; j++) assert_string_not_equal(name, pt_model_catalog_name(j));
+    }
+    assert_null(pt_model_catalog_name(-1));
+    assert_null(pt_model_catalog_name(n));
+    json_decref(root);
+}
+
+static void test_unknown_names(void **state)
+{
+    pt_model m;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_model_builtin("gpt-4", &m, &d), PT_EINPUT);
+    assert_string_equal(d.field, "model");
+    assert_string_equal(d.value, "gpt-4");
+    assert_non_null(strstr(d.msg, "gpt3-175b"));
+    assert_int_equal(pt_model_load("no-such-model", &m, &d), PT_EINPUT);
+    assert_string_equal(d.field, "model");
+    assert_non_null(strstr(d.msg, "partita models"));
+    assert_non_null(strstr(d.msg, "no-such-model"));
+    /* a file that exists but is not a model config: the parser's error */
+    assert_int_equal(pt_model_load("tests/data/hf", &m, &d) != PT_OK, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpt3_175b),     cmocka_unit_test(test_narayanan_table1),
+        cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
+        cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
+        cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
+        cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
+        cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
+        cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
