@@ -39,8 +39,9 @@
  *    the GPU count, ~4.8 parameter volumes at ~25 GB/s per GPU -- the per-NIC
  *    rate, not the node's aggregate that hierarchical rings reach.
  *  - Memory (per device): bf16 weights 2 B, fp32 gradients 4 B, fp32 master
- *    weights + Adam m, v 12 B per parameter; ZeRO-1 shards the 12 over dp*cp,
- *    ZeRO-2 also the 4, ZeRO-3 also the 2.  Activations per layer per
+ *    weights + Adam m, v 12 B per parameter (Megatron); ZeRO-1 shards the 12
+ *    over dp*cp, ZeRO-2 also the 4; ZeRO-3 (FSDP, DeepSpeed) keeps half-
+ *    precision gradient shards, 2 + 2 + 12 B all sharded.  Activations per layer per
  *    micro-batch from Korthikanti et al. 2022 eq. 1-6 (pt_cost_layer_
  *    activation_bytes), times the micro-batches the schedule keeps in flight.
  *  - Allowance: 1 GiB for the CUDA context, cuBLAS and NCCL workspaces, plus
@@ -89,7 +90,7 @@ static double gemm(const hw *h, double peak, double M, double N, double K, doubl
     double eff = h->gemm_eff * flops / (flops + h->gemm_half);
     double tc = flops / (peak * eff);
     double tm = elem_bytes * (M * K + K * N + M * N) * batch / h->mem_bw;
-    return (tc > tm ? tc : tm) + h->kernel_s;
+    return tc > tm ? tc : tm;
 }
 
 /* Forward, data-gradient and weight-gradient GEMMs of one linear layer. */
@@ -102,7 +103,8 @@ static void linear(const hw *h, double peak, double eb, double M, double N, doub
 
 static double ew(const hw *h, double bytes, double kernels)
 {
-    return bytes / h->mem_bw + kernels * h->kernel_s;
+    (void)kernels; /* launches are counted by the caller (host time) */
+    return bytes / h->mem_bw;
 }
 
 /* Per-micro-batch times of one transformer layer on one device. */
@@ -140,8 +142,8 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
     /* Attention core. */
     if (job->flash_attention) {
         double fl = 4.0 * score * d * CAUSAL_FRACTION;
-        attn_f = fl / (h->peak16 * h->attn_eff) + h->kernel_s;
-        attn_b = FLASH_BWD_FACTOR * fl / (h->peak16 * h->attn_eff) + h->kernel_s;
+        attn_f = fl / (h->peak16 * h->attn_eff);
+        attn_b = FLASH_BWD_FACTOR * fl / (h->peak16 * h->attn_eff);
         o->flops_rc += 4.0 * score * d; /* the backward recomputes the scores */
     } else {
         double sm = (4.0 + (m->dropout ? 5.0 : 0.0)) * score; /* softmax (+dropout) bytes */
@@ -179,6 +181,20 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
         /* the last step's transfer cannot hide */
         o->cp_f += step / (double)(cpn - 1);
         o->cp_b += step / (double)(cpn - 1);
+    }
+    /* Host dispatch: every operator costs the CPU kernel_us to launch, and a
+     * layer cannot run faster than its launches (small models and small
+     * micro-batches are launch-bound in eager PyTorch).  Operators counted:
+     * 4 GEMMs, the attention core (1 fused kernel, or 2 batched GEMMs,
+     * softmax and dropout), 7 element-wise kernels, the TP collectives;
+     * backward launches twice as many. */
+    {
+        double ops_f = 4.0 + (job->flash_attention ? 1.0 : 3.0 + (m->dropout ? 1.0 : 0.0)) + kern +
+                       (tpn > 1 ? (st->sp ? 4.0 : 2.0) : 0.0) + (cpn > 1 ? 2.0 * (double)(cpn - 1) : 0.0);
+        double host_f = ops_f * h->kernel_s, host_b = 2.0 * ops_f * h->kernel_s;
+        double busy_f = o->f + o->tp_f + o->cp_f, busy_b = o->b + o->tp_b + o->cp_b;
+        if (host_f > busy_f) o->f += host_f - busy_f;
+        if (host_b > busy_b) o->b += host_b - busy_b;
     }
     /* Recompute. */
     if (st->recompute == PT_RC_FULL) {
@@ -295,9 +311,13 @@ static void memory(const pt_model *m, const pt_cluster *c, const pt_job *job,
         if (st->zero >= 1) o /= ndp;
         if (st->zero >= 2) g /= ndp;
         if (st->zero >= 3) {
-            /* shards, plus the gathered layer in use and the one prefetched */
+            /* FSDP / DeepSpeed ZeRO-3 keep 16 B per parameter, all sharded:
+             * half-precision weights and gradients (2 + 2) and the fp32
+             * master, m, v (12); plus the layer in use and the one being
+             * prefetched, gathered in half precision, and that layer's
+             * unsharded gradient before its reduce-scatter. */
             w = w / ndp + 2.0 * 2.0 * lay;
-            g += 4.0 * lay;
+            g = 2.0 * P / ndp + 2.0 * lay;
         }
         if (st->offload == PT_OFF_OPTIMIZER) o = 0;
         if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;

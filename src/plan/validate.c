@@ -70,14 +70,34 @@ static void add_assumed(pt_vrow *r, const char *what)
     snprintf(r->assumed + n, sizeof r->assumed - n, "%s%s", n ? "; " : "", what);
 }
 
-static int build_cluster(const char *gpu, int64_t n, const pt_vcalib *k, pt_cluster *c, pt_vrow *r)
+/* Catalog clusters per gpu string, parsed once per CSV. */
+typedef struct vcache {
+    int n;
+    struct { char gpu[64]; pt_cluster c; int ok; } e[8];
+} vcache;
+
+static int build_cluster(vcache *vc, const char *gpu, int64_t n, const pt_vcalib *k, pt_cluster *c,
+                         pt_vrow *r)
 {
     pt_diag d;
     const char *dev = NULL;
+    for (int i = 0; i < vc->n; i++)
+        if (!strcmp(vc->e[i].gpu, gpu)) {
+            if (!vc->e[i].ok) {
+                skip(r, "unknown gpu");
+                return 0;
+            }
+            *c = vc->e[i].c;
+            goto have;
+        }
     if (has_ci(gpu, "A100")) dev = has_ci(gpu, "40") ? "a100-sxm4-40g" : "a100-sxm4-80g";
     else if (has_ci(gpu, "H100")) dev = "h100-sxm-80g";
     else if (has_ci(gpu, "V100")) dev = "v100-sxm2-32g";
     if (!dev) {
+        if (vc->n < 8) {
+            pt_strlcpy(vc->e[vc->n].gpu, gpu, sizeof vc->e[vc->n].gpu);
+            vc->e[vc->n++].ok = 0;
+        }
         skip(r, "unknown gpu");
         return 0;
     }
@@ -86,6 +106,13 @@ static int build_cluster(const char *gpu, int64_t n, const pt_vcalib *k, pt_clus
         skip(r, "cluster catalog is missing the device");
         return 0;
     }
+    if (vc->n < 8) {
+        pt_strlcpy(vc->e[vc->n].gpu, gpu, sizeof vc->e[vc->n].gpu);
+        vc->e[vc->n].c = *c;
+        vc->e[vc->n].ok = 1;
+        vc->n++;
+    }
+have:
     if (k) {
         c->dev.gemm_eff = k->gemm_eff;
         c->dev.gemm_half_GFLOP = k->gemm_half_GFLOP;
@@ -105,7 +132,7 @@ static int build_cluster(const char *gpu, int64_t n, const pt_vcalib *k, pt_clus
     return 1;
 }
 
-static void predict_row(char **f, const pt_vcalib *calib, pt_vrow *r)
+static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r)
 {
     pt_model m;
     pt_cluster c;
@@ -162,7 +189,7 @@ static void predict_row(char **f, const pt_vcalib *calib, pt_vrow *r)
     m.dropout = !mosaic;
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
 
-    if (!build_cluster(f[C_GPU], n, calib, &c, r)) return;
+    if (!build_cluster(vc, f[C_GPU], n, calib, &c, r)) return;
     memset(&job, 0, sizeof job);
     job.seq_len = seq;
     job.global_batch = gbs;
@@ -291,7 +318,9 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
 {
     pt_csv csv;
     int idx[C_COUNT], cap = 0;
+    vcache vc;
     memset(out, 0, sizeof *out);
+    vc.n = 0;
     pt_csv_init(&csv, text);
     if (pt_csv_next(&csv) != 1) {
         pt_csv_free(&csv);
@@ -355,7 +384,7 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
         pt_strlcpy(r->source, f[C_SOURCE], sizeof r->source);
         pt_strlcpy(r->model, f[C_MODEL], sizeof r->model);
         pt_strlcpy(r->metric, f[C_METRIC], sizeof r->metric);
-        predict_row(f, calib, r);
+        predict_row(&vc, f, calib, r);
         if (!r->skipped[0]) r->error = r->measured != 0 ? r->predicted / r->measured - 1.0 : 0.0;
     }
     pt_csv_free(&csv);

@@ -1,0 +1,167 @@
+#!/bin/sh
+# bench/run.sh BUILD -- speed and accuracy benchmarks (`make bench` runs it
+# after building).  Prints numbers for people and the README; never fails on
+# time, only when something is broken (bench_cost does not build or run, or
+# partita validate refuses a CSV).
+#
+#   1. speed: bench/bench_cost.c, built here with the Makefile's flags against
+#      BUILD/libpartita.a -- strategies priced per second on one core.
+#   2. accuracy: `BUILD/partita validate CSV --json` on the two runs CSVs in
+#      ../shared/data/validation, digested by python3 (standard library only):
+#      step-time and memory errors overall, on the FIT half (even CSV lines,
+#      the rows the efficiency constants are fitted to, see tools/fit.c) and
+#      the HELD-OUT half (odd lines, out of sample), and per source group.
+#      Without python3 it prints partita's own summary lines instead.
+#
+# Environment: CC, OPT, EXTRA_CFLAGS, EXTRA_LDFLAGS as for make;
+# BENCH_SECONDS (default 1): minimum wall time of each timed loop.
+set -u
+
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SHARED="$(cd "$(dirname "$0")/../.." && pwd)/shared"
+VALID="$SHARED/data/validation"
+CC=${CC:-cc}
+OPT=${OPT:--O2 -g}
+status=0
+
+cd "$ROOT" || exit 1
+case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+if [ ! -f "$BUILD/libpartita.a" ] || [ ! -x "$BUILD/partita" ]; then
+    echo "bench: $BUILD/libpartita.a or $BUILD/partita is missing; run make first" >&2
+    exit 1
+fi
+
+# ---- 1. speed -----------------------------------------------------------------
+echo "== speed =="
+# shellcheck disable=SC2086  # OPT and EXTRA_* are word lists, as in the Makefile
+if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
+       -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
+       bench/bench_cost.c "$BUILD/libpartita.a" -ljansson -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       -o "$BUILD/bench_cost"; then
+    "$BUILD/bench_cost" "${BENCH_SECONDS:-1}" || { echo "bench: bench_cost failed" >&2; status=1; }
+else
+    echo "bench: bench/bench_cost.c does not build" >&2
+    status=1
+fi
+
+# ---- 2. accuracy ----------------------------------------------------------------
+echo
+echo "== accuracy: partita validate against measured runs =="
+if [ ! -d "$VALID" ]; then
+    echo "(skipped: $VALID is absent -- the shared folder sits next to the repository)"
+    exit $status
+fi
+
+PY=
+if command -v python3 >/dev/null 2>&1; then PY=python3; fi
+TMP=$(mktemp -d 2>/dev/null || echo "/tmp/partita-bench.$$")
+mkdir -p "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+
+# The digest reads `partita validate --json` (SPEC section 6).  A row is a
+# step-time/throughput row or a memory row by its metric, as src/plan/validate.c
+# classifies them (or by "is_time"/"is_memory" if the JSON ever carries them).
+cat >"$TMP/digest.py" <<'EOF'
+import json, sys
+
+path, name, by_source = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+TIME = {"iter_time_s", "tflops_per_gpu", "tokens_per_s_per_gpu", "mfu", "layer_fwd_bwd_ms"}
+MEM = {"mem_activation_gib_per_gpu", "mem_weights_grads_optimizer_gib_per_gpu",
+       "activation_mem_pct_of_tp_baseline"}
+
+with open(path) as f:
+    doc = json.load(f)
+rows = [r for r in doc.get("rows", []) if "skipped" not in r and "error" in r]
+skipped = [r for r in doc.get("rows", []) if "skipped" in r]
+
+def kind(r):
+    if r.get("is_time") or r["metric"] in TIME:
+        return "time"
+    if r.get("is_memory") or r["metric"] in MEM:
+        return "mem"
+    return "other"
+
+def stats(rs):
+    e = [abs(r["error"]) for r in rs]
+    return (len(e), 100.0 * sum(e) / len(e) if e else None, 100.0 * max(e) if e else None)
+
+def cell(rs):
+    n, mean, worst = stats(rs)
+    if not n:
+        return "%5d %8s %8s" % (0, "-", "-")
+    return "%5d %7.1f%% %7.1f%%" % (n, mean, worst)
+
+def line(label, rs):
+    t = [r for r in rs if kind(r) == "time"]
+    m = [r for r in rs if kind(r) == "mem"]
+    nf = sum(1 for r in t if r.get("fits") is False)
+    print("  %-22s %5d   %s   %s%s" % (label, len(rs), cell(t), cell(m),
+          "   (%d time row%s predicted not to fit)" % (nf, "" if nf == 1 else "s") if nf else ""))
+
+print("%s: %d rows, %d predicted, %d skipped" % (name, len(doc.get("rows", [])), len(rows), len(skipped)))
+print("  %-22s %5s   %5s %8s %8s   %5s %8s %8s" % ("", "rows", "time", "mean|e|", "worst",
+                                                    "mem", "mean|e|", "worst"))
+line("all", rows)
+line("FIT (even lines)", [r for r in rows if r["line"] % 2 == 0])
+line("HELD-OUT (odd lines)", [r for r in rows if r["line"] % 2 == 1])
+
+for k, what in (("time", "step time"), ("mem", "memory")):
+    rs = [r for r in rows if kind(r) == k]
+    if rs:
+        w = max(rs, key=lambda r: abs(r["error"]))
+        print("  worst %-9s line %d %s%s, %s: measured %.4g, predicted %.4g (%+.1f%%)" % (
+            what + ":", w["line"], "(held out) " if w["line"] % 2 else "(fit) ",
+            w["model"], w["metric"], w["measured"], w["predicted"], 100.0 * w["error"]))
+
+if by_source and rows:
+    groups = {}
+    for r in rows:
+        g = " ".join(r["source"].split()[:3])
+        groups.setdefault(g, []).append(r)
+    print("  by source group (mean |error|; time rows / memory rows; held-out = odd lines):")
+    print("    %-34s %5s %8s   %5s %8s   %5s %8s   %8s" % ("source", "rows", "all", "time",
+          "mean|e|", "mem", "mean|e|", "held-out"))
+    for g, rs in sorted(groups.items(), key=lambda kv: -stats(kv[1])[1]):
+        t = [r for r in rs if kind(r) == "time"]
+        m = [r for r in rs if kind(r) == "mem"]
+        ho = stats([r for r in rs if r["line"] % 2 == 1])
+        fmt = lambda s: "%7.1f%%" % s[1] if s[0] else "%8s" % "-"
+        print("    %-34.34s %5d %s   %5d %s   %5d %s   %s" % (g, len(rs), fmt(stats(rs)), len(t),
+              fmt(stats(t)), len(m), fmt(stats(m)), fmt(ho)))
+reasons = {}
+for r in skipped:
+    reasons[r["skipped"]] = reasons.get(r["skipped"], 0) + 1
+for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
+    print("  skipped %4d: %s" % (n, why))
+EOF
+
+for csv in published_runs.csv single_node_runs.csv; do
+    echo
+    if [ ! -f "$VALID/$csv" ]; then
+        echo "$csv: (skipped: $VALID/$csv is absent)"
+        continue
+    fi
+    if [ -n "$PY" ]; then
+        if ! "$BUILD/partita" validate "$VALID/$csv" --json >"$TMP/out.json" 2>"$TMP/err"; then
+            echo "$csv: partita validate failed:"; cat "$TMP/err"
+            status=1
+            continue
+        fi
+        by_source=0
+        [ "$csv" = published_runs.csv ] && by_source=1
+        if ! $PY "$TMP/digest.py" "$TMP/out.json" "$csv" "$by_source"; then
+            echo "$csv: could not digest the JSON of partita validate" >&2
+            status=1
+        fi
+    else
+        echo "$csv (python3 absent: partita's own summary; no fit/held-out split):"
+        if "$BUILD/partita" validate "$VALID/$csv" >"$TMP/out.txt" 2>"$TMP/err"; then
+            sed -n '/^$/,$p' "$TMP/out.txt" | sed '/^$/d; s/^/  /'
+        else
+            echo "  partita validate failed:"; cat "$TMP/err"
+            status=1
+        fi
+    fi
+done
+exit $status
