@@ -321,7 +321,13 @@ static void memory(const pt_model *m, const pt_cluster *c, const pt_job *job,
         }
         if (st->offload == PT_OFF_OPTIMIZER) o = 0;
         if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
-        a = per_layer * layers * in_flight(st, mb);
+        /* 1F1B-style schedules: stage i keeps pp - i micro-batches, so the
+         * last stage keeps one; the others keep the first stage's count */
+        a = per_layer * layers *
+            (which == 1 && st->pp > 1 &&
+                     (st->schedule == PT_SCHED_1F1B || st->schedule == PT_SCHED_ZBH1)
+                 ? 1.0
+                 : in_flight(st, mb));
         if (st->recompute == PT_RC_FULL) {
             /* the layer being recomputed holds its full activations */
             pt_strategy full = *st;

@@ -24,6 +24,9 @@ const char *pt_recompute_name(pt_recompute r) { return recompute_names[r]; }
 const char *pt_schedule_name(pt_schedule s) { return schedule_names[s]; }
 const char *pt_offload_name(pt_offload o) { return offload_names[o]; }
 
+/* Largest parallel degree or micro-batch accepted (keeps every product in range). */
+#define PT_MAX_DEGREE (1 << 20)
+
 #define NKEYS 14
 static const char *const key_names[NKEYS] = {"tp",  "pp",  "dp",   "cp",        "ep",
                                              "etp", "vpp", "mbs",  "gbs",       "sp",
@@ -96,8 +99,11 @@ pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, p
             if (*end) return refuse(d, key, val, col, "%s=%s is not a whole number", key, val);
             if (k == 9 && v > 1) return refuse(d, key, val, col, "sp=%s must be 0 or 1", val);
             if (k == 10 && v > 3) return refuse(d, key, val, col, "zero=%s must be 0, 1, 2 or 3", val);
-            if (k < 9 && (v < 1 || v > 1000000000LL))
-                return refuse(d, key, val, col, "%s=%s must be at least 1", key, val);
+            if (k < 8 && (v < 1 || v > PT_MAX_DEGREE))
+                return refuse(d, key, val, col, "%s=%s must be between 1 and %d", key, val,
+                              PT_MAX_DEGREE);
+            if (k == 8 && (v < 1 || v > 1000000000LL))
+                return refuse(d, key, val, col, "gbs=%s must be between 1 and 1000000000", val);
             switch (k) {
             case 0: out->tp = (int)v; break;
             case 1: out->pp = (int)v; break;
@@ -130,6 +136,23 @@ pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, p
     return PT_OK;
 }
 
+/* The rules that tie tensor parallelism to the model's shape. */
+static pt_status model_rules(const pt_strategy *st, const pt_model *m, pt_diag *d)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%d", st->tp);
+    if (m->heads % st->tp)
+        return refuse(d, "tp", v, 0, "tp=%d does not divide num_attention_heads=%lld", st->tp,
+                      (long long)m->heads);
+    if (m->kv_heads % st->tp)
+        return refuse(d, "tp", v, 0, "tp=%d does not divide num_key_value_heads=%lld", st->tp,
+                      (long long)m->kv_heads);
+    if (m->ffn % st->tp)
+        return refuse(d, "tp", v, 0, "tp=%d does not divide ffn_hidden_size=%lld", st->tp,
+                      (long long)m->ffn);
+    return PT_OK;
+}
+
 pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
                               const pt_cluster *c, const pt_job *job, pt_diag *d)
 {
@@ -152,6 +175,7 @@ pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
                           "or gbs=B in the strategy");
         st->gbs = job->global_batch;
     }
+    if (model_rules(st, m, d) != PT_OK) return PT_EINPUT;
     if (!(set & PT_K_DP)) {
         int64_t model = (int64_t)st->tp * st->pp * st->cp;
         if (c->devices % model != 0) {
@@ -170,21 +194,23 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
                             const pt_job *job, pt_diag *d)
 {
     char v[64];
-    int64_t world = (int64_t)st->tp * st->pp * st->cp * st->dp, per_step, mb;
+    double world = (double)st->tp * st->pp * st->cp * st->dp;
+    int64_t per_step, mb;
+    pt_status rc;
 #define VAL(x) (snprintf(v, sizeof v, "%lld", (long long)(x)), v)
-    if (world != c->devices)
+    {
+        /* every degree at least 1 before anything divides by it */
+        const int deg[8] = {st->tp, st->pp, st->dp, st->cp, st->ep, st->etp, st->vpp, st->mbs};
+        for (int i = 0; i < 8; i++)
+            if (deg[i] < 1 || deg[i] > PT_MAX_DEGREE)
+                return refuse(d, key_names[i], VAL(deg[i]), 0, "%s=%d must be between 1 and %d",
+                              key_names[i], deg[i], PT_MAX_DEGREE);
+    }
+    if (world != (double)c->devices)
         return refuse(d, "dp", VAL(st->dp), 0,
-                      "tp*pp*cp*dp = %d*%d*%d*%d = %lld does not equal the cluster's %lld devices",
-                      st->tp, st->pp, st->cp, st->dp, (long long)world, (long long)c->devices);
-    if (m->heads % st->tp)
-        return refuse(d, "tp", VAL(st->tp), 0, "tp=%d does not divide num_attention_heads=%lld",
-                      st->tp, (long long)m->heads);
-    if (m->kv_heads % st->tp)
-        return refuse(d, "tp", VAL(st->tp), 0, "tp=%d does not divide num_key_value_heads=%lld",
-                      st->tp, (long long)m->kv_heads);
-    if (m->ffn % st->tp)
-        return refuse(d, "tp", VAL(st->tp), 0, "tp=%d does not divide ffn_hidden_size=%lld",
-                      st->tp, (long long)m->ffn);
+                      "tp*pp*cp*dp = %d*%d*%d*%d = %.0f does not equal the cluster's %lld devices",
+                      st->tp, st->pp, st->cp, st->dp, world, (long long)c->devices);
+    if ((rc = model_rules(st, m, d)) != PT_OK) return rc;
     if (st->ep != 1)
         return refuse(d, "ep", VAL(st->ep), 0, "ep=%d needs a mixture-of-experts model; %s is dense",
                       st->ep, m->name);
@@ -257,7 +283,6 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
                       "offload=optimizer needs zero>=1 (the optimizer states are offloaded per shard)");
     if (st->offload == PT_OFF_PARAMS && st->zero != 3)
         return refuse(d, "offload", "params", 0, "offload=params needs zero=3 (zero=%d)", st->zero);
-    if (st->mbs < 1) return refuse(d, "mbs", VAL(st->mbs), 0, "mbs must be at least 1");
 #undef VAL
     return PT_OK;
 }

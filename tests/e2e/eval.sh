@@ -1,0 +1,69 @@
+#!/bin/sh
+# End-to-end `partita eval`: the table names the step time, --json equals the
+# golden files byte for byte (tests/update-golden.sh lists the cases and
+# regenerates them), and the JSON has every key of SPEC section 5.
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+P=$BUILD/partita
+fail=0
+bad() { echo "eval.sh: $*"; fail=1; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# the table
+"$P" eval gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048 \
+    --strategy "tp=8 pp=16 mbs=1 recompute=full" >"$tmp/table" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || bad "eval gpt3-175b: exit $rc: $(cat "$tmp/err")"
+grep -q "step time" "$tmp/table" || bad "eval gpt3-175b: no \"step time\" in the table"
+[ -s "$tmp/err" ] && bad "eval gpt3-175b: wrote to stderr: $(cat "$tmp/err")"
+
+# the golden files
+if ! BUILD=$BUILD sh tests/update-golden.sh "$tmp/golden" 2>"$tmp/err"; then
+    bad "tests/update-golden.sh failed: $(cat "$tmp/err")"
+fi
+for f in eval_gpt3_175b.json eval_llama3_8b.json; do
+    if [ ! -f "tests/golden/$f" ]; then
+        bad "tests/golden/$f is missing (run tests/update-golden.sh)"
+    elif ! diff -u "tests/golden/$f" "$tmp/golden/$f"; then
+        bad "$f differs from tests/golden/$f (if the change is intended: sh tests/update-golden.sh)"
+    fi
+done
+
+# every key SPEC section 5 lists, in both outputs
+for f in eval_gpt3_175b.json eval_llama3_8b.json; do
+    j=$tmp/golden/$f
+    [ -f "$j" ] || continue
+    for k in strategy tp pp dp cp ep etp vpp mbs gbs sp zero recompute schedule offload \
+        strategy_string step_time_s tokens_per_s model_tflops_per_gpu mfu hfu \
+        memory_GiB weights gradients optimizer activations other total \
+        device_memory_GiB fits \
+        time_s compute tp_comm cp_comm ep_comm pp_comm dp_comm bubble; do
+        grep -q "\"$k\": " "$j" || bad "$f: no key \"$k\""
+    done
+    # "optimizer" is both a memory part and a time part
+    [ "$(grep -c '"optimizer": ' "$j")" -ge 2 ] || bad "$f: \"optimizer\" is not under both memory_GiB and time_s"
+    if command -v python3 >/dev/null 2>&1; then
+        python3 - "$j" <<'PY' || bad "$f: the JSON does not have SPEC section 5's shape"
+import json, sys
+o = json.load(open(sys.argv[1]))
+want = {
+    "strategy": "tp pp dp cp ep etp vpp mbs gbs sp zero recompute schedule offload",
+    "memory_GiB": "weights gradients optimizer activations other total",
+    "time_s": "compute tp_comm cp_comm ep_comm pp_comm dp_comm bubble optimizer",
+}
+top = "strategy_string step_time_s tokens_per_s model_tflops_per_gpu mfu hfu device_memory_GiB fits"
+ok = True
+for k in top.split():
+    if k not in o: print("missing", k); ok = False
+for k, keys in want.items():
+    for kk in keys.split():
+        if kk not in o.get(k, {}): print("missing", k + "." + kk); ok = False
+for k in "step_time_s tokens_per_s model_tflops_per_gpu mfu hfu device_memory_GiB".split():
+    if not isinstance(o.get(k), (int, float)) or o[k] <= 0: print("not a positive number:", k); ok = False
+if not isinstance(o.get("fits"), bool): print("fits is not a boolean"); ok = False
+sys.exit(0 if ok else 1)
+PY
+    fi
+done
+exit $fail

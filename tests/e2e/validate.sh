@@ -1,0 +1,84 @@
+#!/bin/sh
+# End-to-end `partita validate`: tests/data/runs_small.csv (three rows copied
+# from published_runs.csv: Narayanan et al. SC'21 Table 1 GPT-1.7B, Korthikanti
+# et al. 2022 Table 5 GPT-22B selective+SP, llm-foundry MPT-70b on 64 A100) is
+# predicted in full; and, where the shared data is checked out next to the
+# repository, every row of ../shared/data/validation/published_runs.csv is
+# read and at least 120 of them predicted.
+here=$(cd "$(dirname "$0")" && pwd) || exit 1
+shared=$here/../../../shared
+cd "$here/../.." || exit 1
+BUILD=${BUILD:-build}
+P=$BUILD/partita
+fail=0
+bad() { echo "validate.sh: $*"; fail=1; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# check JSON MIN_PREDICTED ROWS: the keys of SPEC section 6, at least
+# MIN_PREDICTED rows predicted, ROWS rows in all.
+check() {
+    if command -v python3 >/dev/null 2>&1; then
+        python3 - "$@" <<'PY'
+import json, sys
+path, least, nrows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+o = json.load(open(path))
+bad = []
+for k in ("rows", "predicted_rows", "skipped_rows", "mean_abs_error", "worst_abs_error"):
+    if k not in o:
+        bad.append("no key " + k)
+if not bad:
+    rows = o["rows"]
+    if len(rows) != nrows:
+        bad.append("%d rows, want %d" % (len(rows), nrows))
+    if o["predicted_rows"] < least:
+        bad.append("predicted_rows %d < %d" % (o["predicted_rows"], least))
+    if o["predicted_rows"] + o["skipped_rows"] != len(rows):
+        bad.append("predicted_rows + skipped_rows != len(rows)")
+    if not 0 <= o["mean_abs_error"] <= o["worst_abs_error"]:
+        bad.append("mean_abs_error %g, worst_abs_error %g" % (o["mean_abs_error"], o["worst_abs_error"]))
+    for r in rows:
+        for k in ("source", "model", "metric", "measured"):
+            if k not in r:
+                bad.append("line %s: no %s" % (r.get("line"), k))
+        if "skipped" not in r and not ("predicted" in r and "error" in r):
+            bad.append("line %s: neither predicted+error nor skipped" % r.get("line"))
+for b in bad:
+    print(path + ": " + b)
+sys.exit(1 if bad else 0)
+PY
+    else
+        for k in rows predicted_rows skipped_rows mean_abs_error worst_abs_error; do
+            grep -q "^  \"$k\": " "$1" || { echo "$1: no key $k"; return 1; }
+        done
+        n=$(sed -n 's/^  "predicted_rows": \([0-9]*\).*/\1/p' "$1")
+        [ "${n:-0}" -ge "$2" ] || { echo "$1: predicted_rows ${n:-?} < $2"; return 1; }
+    fi
+}
+
+# the small CSV shipped with the tests: all three rows predicted
+if "$P" validate tests/data/runs_small.csv --json >"$tmp/small.json" 2>"$tmp/err"; then
+    check "$tmp/small.json" 3 3 || bad "runs_small.csv: see above"
+else
+    bad "validate tests/data/runs_small.csv --json: exit $?: $(cat "$tmp/err")"
+fi
+if "$P" validate tests/data/runs_small.csv >"$tmp/small.txt" 2>"$tmp/err"; then
+    grep -q "^3 rows predicted, 0 skipped" "$tmp/small.txt" ||
+        bad "runs_small.csv: the table does not end with \"3 rows predicted, 0 skipped\""
+else
+    bad "validate tests/data/runs_small.csv: exit $?: $(cat "$tmp/err")"
+fi
+
+# the shared published runs
+csv=$shared/data/validation/published_runs.csv
+if [ ! -f "$csv" ]; then
+    echo "validate.sh: $csv is absent; skipping the published runs"
+    exit $fail
+fi
+rows=$(($(wc -l <"$csv") - 1)) # one line per row: the CSV quotes no newlines
+if "$P" validate "$csv" --json >"$tmp/all.json" 2>"$tmp/err"; then
+    check "$tmp/all.json" 120 "$rows" || bad "published_runs.csv: see above"
+else
+    bad "validate published_runs.csv --json: exit $?: $(cat "$tmp/err")"
+fi
+exit $fail

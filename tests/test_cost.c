@@ -1,0 +1,541 @@
+/*
+ * test_cost.c -- the analytic cost model (src/cost/cost.c), checked only where
+ * the answer does not depend on the fitted efficiency constants of
+ * data/devices.json (those are refitted; the golden files of tests/e2e/eval.sh
+ * pin the numbers that do depend on them):
+ *   - model FLOPs against Narayanan et al. SC'21 eq. 3;
+ *   - activation bytes per layer against Korthikanti et al. 2022 Table 2 and
+ *     the 22B value of their Figure 1;
+ *   - weight, gradient and optimizer bytes against a count from
+ *     pt_model_layer_params (mixed-precision Adam, 2 + 4 + 12 bytes per
+ *     parameter, ZeRO stages sharding them over dp);
+ *   - the pipeline bubble as a multiple of one micro-batch (Narayanan eq. 2-3);
+ *   - monotonicity in recompute and the identities between the fields of
+ *     pt_cost (the step time is the sum of its parts, mfu <= hfu, ...).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "partita.h"
+
+static pt_model model(const char *name)
+{
+    pt_model m;
+    pt_diag d;
+    if (pt_model_builtin(name, &m, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
+    return m;
+}
+
+static pt_cluster cluster(const char *name, int64_t n)
+{
+    pt_cluster c;
+    pt_diag d;
+    if (pt_cluster_builtin(name, &c, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
+    if (pt_cluster_resize(&c, n, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
+    return c;
+}
+
+static pt_job job(int64_t seq_len, int64_t global_batch, int flash)
+{
+    pt_job j;
+    memset(&j, 0, sizeof j);
+    j.seq_len = seq_len;
+    j.global_batch = global_batch;
+    j.dtype = PT_BF16;
+    j.flash_attention = flash;
+    return j;
+}
+
+/* Parses and resolves text; fails the test unless both succeed. */
+static pt_strategy strat(const char *text, const pt_model *m, const pt_cluster *c, const pt_job *j)
+{
+    pt_strategy st;
+    pt_diag d;
+    unsigned set;
+    if (pt_strategy_parse(text, &st, &set, &d) != PT_OK) fail_msg("\"%s\": %s", text, d.msg);
+    if (pt_strategy_resolve(&st, set, m, c, j, &d) != PT_OK) fail_msg("\"%s\": %s", text, d.msg);
+    return st;
+}
+
+static pt_cost eval(const pt_model *m, const pt_cluster *c, const pt_job *j, const pt_strategy *st)
+{
+    pt_cost k;
+    assert_int_equal(pt_cost_eval(m, c, j, st, &k), PT_OK);
+    return k;
+}
+
+/* |got - want| <= rel * |want| */
+static void near_rel(double got, double want, double rel, const char *what)
+{
+    if (!(fabs(got - want) <= rel * fabs(want)))
+        fail_msg("%s: got %.17g, want %.17g (relative error %.3g > %.3g)", what, got, want,
+                 fabs(got - want) / fabs(want), rel);
+}
+
+/* |got - want| <= tol, in double (cmocka's assert_float_equal rounds to float) */
+static void near_abs(double got, double want, double tol, const char *what)
+{
+    if (!(fabs(got - want) <= tol))
+        fail_msg("%s: got %.17g, want %.17g (off by %.3g > %.3g)", what, got, want,
+                 fabs(got - want), tol);
+}
+
+/* ---- model FLOPs ---------------------------------------------------------------- */
+
+/* Narayanan et al. SC'21 eq. 3 counts F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h))
+ * FLOPs per step with full recompute: 4 passes over each layer (forward,
+ * recomputed forward, backward = 2 forwards) of 24 B s h^2 (1 + s/(6h)) each
+ * (the 4h x 3h QKV, h x h projection, two h x 4h MLP GEMMs = 12h^2 parameters
+ * at 2 FLOPs, plus QK^T and AV, 4 B s^2 h), and the logits 6 B s V h once.
+ * Without recompute it is three passes: 72 B s l h^2 (1 + s/(6h) + V/(12 l h)).
+ * Their count ignores biases, norms and the embedding lookup, and so does
+ * pt_cost_model_flops (it counts GEMMs only). */
+static void test_model_flops_gpt3(void **state)
+{
+    pt_model m = model("gpt3-175b");
+    double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+    double want = 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
+    (void)state;
+    assert_int_equal(m.layers, 96);
+    assert_int_equal(m.hidden, 12288);
+    assert_int_equal(m.vocab, 51200);
+    near_rel(pt_cost_model_flops(&m, 2048, 1536), want, 1e-9, "gpt3-175b model FLOPs");
+    /* = 72 * 1536 * 2048 * 96 * 12288^2 * (1 + 0.0277778 + 0.0036169) = 3.3862e18 */
+    near_rel(want, 3.3861967463873244e18, 1e-12, "the arithmetic of the comment");
+    /* linear in the batch */
+    near_rel(pt_cost_model_flops(&m, 2048, 3072), 2.0 * want, 1e-12, "twice the batch");
+}
+
+/* With full recompute and no flash attention the hardware executes exactly
+ * eq. 3 of Narayanan et al.: the layers once more forward, the logits not. */
+static void test_hw_flops_full_recompute(void **state)
+{
+    pt_model m = model("gpt3-175b");
+    pt_cluster c = cluster("dgx-a100-80g", 1024);
+    pt_job j = job(2048, 1536, 0);
+    pt_strategy st = strat("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
+    pt_cost k = eval(&m, &c, &j, &st);
+    double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+    (void)state;
+    near_rel(k.model_flops, pt_cost_model_flops(&m, 2048, 1536), 1e-12, "model_flops");
+    near_rel(k.hw_flops, 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h)),
+             1e-9, "hw_flops, eq. 3 with recompute");
+}
+
+/* ---- activation memory ------------------------------------------------------------- */
+
+/* Korthikanti et al. 2022 Table 2, bytes of activations per layer with 2-byte
+ * values and 1-byte dropout masks, for their 22B model (Table 3: h=6144, a=64,
+ * l=48) at s=2048, b=4, t=8, without flash attention (their setting):
+ *   no recompute, no SP:  s b h (10 + 24/t + 5 a s/(h t))
+ *   SP:                   s b h / t (34 + 5 a s / h)
+ *   selective + SP:       34 s b h / t
+ *   full recompute:       2 s b h (the layer input only, no SP) */
+static pt_strategy kor_strategy(int sp, pt_recompute rc)
+{
+    pt_strategy st;
+    memset(&st, 0, sizeof st);
+    st.tp = 8;
+    st.pp = 1;
+    st.dp = 1;
+    st.cp = 1;
+    st.ep = 1;
+    st.etp = 8;
+    st.vpp = 1;
+    st.mbs = 4;
+    st.gbs = 4;
+    st.sp = sp;
+    st.zero = 0;
+    st.recompute = rc;
+    st.schedule = PT_SCHED_1F1B;
+    return st;
+}
+
+static void test_korthikanti_table2(void **state)
+{
+    pt_model m = model("gpt-22b");
+    pt_job j = job(2048, 4, 0);
+    double s = 2048, b = 4, h = 6144, a = 64, t = 8, sbh = s * b * h;
+    pt_strategy none = kor_strategy(0, PT_RC_NONE), sp = kor_strategy(1, PT_RC_NONE);
+    pt_strategy sel_sp = kor_strategy(1, PT_RC_SELECTIVE), full = kor_strategy(0, PT_RC_FULL);
+    (void)state;
+    assert_int_equal(m.hidden, 6144);
+    assert_int_equal(m.heads, 64);
+    assert_int_equal(m.layers, 48);
+    assert_int_equal(m.ffn, 4 * 6144);
+    assert_true(m.dropout); /* Table 2 counts the dropout masks */
+    /* 50331648 * (10 + 3 + 13.333..) = 1325400064 bytes = 1.234 GiB */
+    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &none),
+             sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)), 1e-12, "no recompute, no SP");
+    /* 6291456 * (34 + 106.667) = 884998144 bytes */
+    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sp),
+             sbh / t * (34.0 + 5.0 * a * s / h), 1e-12, "SP");
+    /* 34 * 6291456 = 213909504 bytes */
+    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sel_sp), 34.0 * sbh / t, 1e-12,
+             "selective + SP");
+    /* 2 * 50331648 = 100663296 bytes */
+    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &full), 2.0 * sbh, 1e-12,
+             "full recompute");
+    /* Figure 1 (and Calculon's validation of it): 48 layers without recompute or
+     * SP need 48 * 1325400064 = 63619203072 bytes = 59.25 GiB */
+    near_rel(48.0 * (double)pt_cost_layer_activation_bytes(&m, &j, &none) / PT_GiB, 59.25, 1e-3,
+             "Figure 1, 22B no recompute");
+}
+
+/* Flash attention never stores the a s^2 scores: what is left is the 34 s b h / t
+ * of selective recompute plus a 4-byte log-sum-exp per row and head. */
+static void test_flash_drops_scores(void **state)
+{
+    pt_model m = model("gpt-22b");
+    pt_job j = job(2048, 4, 1);
+    pt_strategy sp = kor_strategy(1, PT_RC_NONE), sel = kor_strategy(1, PT_RC_SELECTIVE);
+    double s = 2048, b = 4, h = 6144, a = 64, t = 8;
+    (void)state;
+    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sp),
+             34.0 * s * b * h / t + 4.0 * a * s * b / t, 1e-12, "flash, SP");
+    assert_int_equal(pt_cost_layer_activation_bytes(&m, &j, &sp),
+                     pt_cost_layer_activation_bytes(&m, &j, &sel));
+}
+
+/* ---- weights, gradients, optimizer -------------------------------------------------- */
+
+/* GPT-3 175B, tp=8 pp=8 on 64 A100 80GB: each stage holds 96/8 = 12 layers.
+ * Megatron splits every weight matrix and bias of a layer over tp but keeps
+ * the two LayerNorms (4h parameters with biases) whole on each rank, so a
+ * layer is (P_layer - 4h)/8 + 4h parameters per device.  The first stage also
+ * holds its vocab shard of the embedding, V h / 8, and the learned position
+ * embedding s h (not split); the last stage holds the final LayerNorm (2h) and,
+ * the embeddings being tied, Megatron's copy of the embedding shard V h / 8.
+ * The first stage is the busiest (2048 h against 2 h), so
+ *   P = 12 ((P_layer - 4h)/8 + 4h) + V h/8 + 2048 h
+ *     = 12 * (226506240 + 49152) + 78643200 + 25165824 = 2822473728
+ * (P_layer = 12h^2 + 13h = 1812099072) and mixed-precision Adam keeps 2 bytes
+ * (bf16 weight), 4 (fp32 gradient), 12 (fp32 master weight, m, v) for each:
+ * 18 P = 50804527104 bytes = 47.3 GiB. */
+static double gpt3_first_stage_params(const pt_model *m)
+{
+    double h = (double)m->hidden, V = (double)m->vocab, s = (double)m->max_seq;
+    double layer = ((double)pt_model_layer_params(m) - 4.0 * h) / 8.0 + 4.0 * h;
+    return 12.0 * layer + V * h / 8.0 + s * h;
+}
+
+static void test_memory_states_zero0(void **state)
+{
+    pt_model m = model("gpt3-175b");
+    pt_cluster c = cluster("dgx-a100-80g", 64);
+    pt_job j = job(2048, 64, 1);
+    pt_strategy st = strat("tp=8 pp=8 zero=0 recompute=full", &m, &c, &j);
+    pt_cost k = eval(&m, &c, &j, &st);
+    double P = gpt3_first_stage_params(&m);
+    (void)state;
+    assert_int_equal(st.dp, 1);
+    near_abs(P, 2822473728.0, 0, "P");
+    near_abs((double)k.mem.weights, 2.0 * P, 1, "k.mem.weights");
+    near_abs((double)k.mem.gradients, 4.0 * P, 1, "k.mem.gradients");
+    near_abs((double)k.mem.optimizer, 12.0 * P, 1, "k.mem.optimizer");
+    near_abs((double)(k.mem.weights + k.mem.gradients + k.mem.optimizer), 18.0 * P, 3,
+             "weights + gradients + optimizer");
+    /* the breakdown adds up (each part truncated to whole bytes) */
+    assert_true(llabs((long long)(k.mem.weights + k.mem.gradients + k.mem.optimizer +
+                                  k.mem.activations + k.mem.other - k.mem.total)) <= 5);
+    assert_int_equal(k.device_memory_bytes, (int64_t)(80 * PT_GiB));
+    assert_int_equal(k.fits, k.mem.total <= k.device_memory_bytes);
+}
+
+/* The same model on 512 devices: dp = 512/64 = 8.  ZeRO-1 shards the 12 bytes
+ * of optimizer state over dp, ZeRO-2 also the 4 of gradients.  ZeRO-3 is FSDP
+ * / DeepSpeed's layout (cost.c "Memory"): 2 B weights, 2 B half-precision
+ * gradients and 12 B optimizer state, all sharded, plus the layer in use and
+ * the one prefetched gathered whole (2 * 2 * P_layer/8 bytes) and that layer's
+ * unsharded gradient (2 * P_layer/8). */
+static void test_memory_states_zero(void **state)
+{
+    pt_model m = model("gpt3-175b");
+    pt_cluster c = cluster("dgx-a100-80g", 512);
+    pt_job j = job(2048, 1536, 1);
+    double P = gpt3_first_stage_params(&m), lay = (double)pt_model_layer_params(&m) / 8.0;
+    pt_strategy st;
+    pt_cost k0, k1, k2, k3;
+    (void)state;
+    st = strat("tp=8 pp=8 zero=0 recompute=full", &m, &c, &j);
+    assert_int_equal(st.dp, 8);
+    k0 = eval(&m, &c, &j, &st);
+    st = strat("tp=8 pp=8 zero=1 recompute=full", &m, &c, &j);
+    k1 = eval(&m, &c, &j, &st);
+    st = strat("tp=8 pp=8 zero=2 recompute=full", &m, &c, &j);
+    k2 = eval(&m, &c, &j, &st);
+    st = strat("tp=8 pp=8 zero=3 recompute=full", &m, &c, &j);
+    k3 = eval(&m, &c, &j, &st);
+
+    near_abs((double)k0.mem.optimizer, 12.0 * P, 1, "k0.mem.optimizer");
+    /* ZeRO-1: 12 P / 8 */
+    near_abs((double)k1.mem.weights, 2.0 * P, 1, "k1.mem.weights");
+    near_abs((double)k1.mem.gradients, 4.0 * P, 1, "k1.mem.gradients");
+    near_abs((double)k1.mem.optimizer, 12.0 * P / 8.0, 1, "k1.mem.optimizer");
+    /* ZeRO-2: and 4 P / 8 */
+    near_abs((double)k2.mem.weights, 2.0 * P, 1, "k2.mem.weights");
+    near_abs((double)k2.mem.gradients, 4.0 * P / 8.0, 1, "k2.mem.gradients");
+    near_abs((double)k2.mem.optimizer, 12.0 * P / 8.0, 1, "k2.mem.optimizer");
+    /* ZeRO-3: 2 P / 8 plus two gathered layers; 2 P / 8 plus one layer's gradient */
+    near_abs((double)k3.mem.weights, 2.0 * P / 8.0 + 2.0 * 2.0 * lay, 1, "k3.mem.weights");
+    near_abs((double)k3.mem.gradients, 2.0 * P / 8.0 + 2.0 * lay, 1, "k3.mem.gradients");
+    near_abs((double)k3.mem.optimizer, 12.0 * P / 8.0, 1, "k3.mem.optimizer");
+    /* sharding never changes the activations */
+    assert_int_equal(k1.mem.activations, k0.mem.activations);
+    assert_int_equal(k3.mem.activations, k0.mem.activations);
+    assert_true(k0.mem.total > k1.mem.total && k1.mem.total > k2.mem.total &&
+                k2.mem.total > k3.mem.total);
+
+    /* offloading the optimizer takes its states off the device */
+    st = strat("tp=8 pp=8 zero=1 recompute=full offload=optimizer", &m, &c, &j);
+    assert_int_equal(eval(&m, &c, &j, &st).mem.optimizer, 0);
+}
+
+/* ---- pipeline bubble ------------------------------------------------------------------ */
+
+/* Narayanan et al. SC'21 eq. 2: with m micro-batches of t_f + t_b each, 1F1B
+ * idles (p-1)(t_f + t_b), a bubble fraction (p-1)/m of the ideal time; eq. 3:
+ * interleaving v stages per rank divides it by v.  The ideal time here is
+ * compute + the exposed tp and cp traffic of the m micro-batches. */
+static double bubble_in_microbatches(const pt_cost *k)
+{
+    return k->time.bubble / (k->time.compute + k->time.tp_comm + k->time.cp_comm) *
+           (double)k->microbatches;
+}
+
+static void test_bubble(void **state)
+{
+    pt_model m = model("gpt3-175b");
+    pt_cluster c = cluster("dgx-a100-80g", 1024);
+    pt_job j = job(2048, 1536, 1);
+    pt_strategy st;
+    pt_cost k;
+    (void)state;
+    /* dp = 1024/64 = 16, m = 1536/16 = 96 */
+    st = strat("tp=8 pp=8 schedule=1f1b", &m, &c, &j);
+    k = eval(&m, &c, &j, &st);
+    assert_int_equal(k.microbatches, 96);
+    near_rel(bubble_in_microbatches(&k), 7.0, 1e-9, "1f1b, pp=8: p-1");
+    st = strat("tp=8 pp=8 vpp=2", &m, &c, &j);
+    assert_int_equal(st.schedule, PT_SCHED_INTERLEAVED);
+    k = eval(&m, &c, &j, &st);
+    near_rel(bubble_in_microbatches(&k), 7.0 / 2.0, 1e-9, "interleaved, v=2: (p-1)/v");
+    st = strat("tp=8 pp=8 vpp=3", &m, &c, &j); /* 96 layers = 8 * 3 * 4 */
+    k = eval(&m, &c, &j, &st);
+    near_rel(bubble_in_microbatches(&k), 7.0 / 3.0, 1e-9, "interleaved, v=3: (p-1)/v");
+    /* pp=16 (tp=8, dp=8, m=192) and with context parallelism */
+    st = strat("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
+    k = eval(&m, &c, &j, &st);
+    near_rel(bubble_in_microbatches(&k), 15.0, 1e-9, "1f1b, pp=16");
+    st = strat("tp=4 cp=2 pp=4", &m, &c, &j);
+    k = eval(&m, &c, &j, &st);
+    near_rel(bubble_in_microbatches(&k), 3.0, 1e-9, "1f1b, pp=4, cp=2");
+    /* no pipeline, no bubble */
+    st = strat("tp=8 zero=3 recompute=full", &m, &c, &j);
+    near_abs(eval(&m, &c, &j, &st).time.bubble, 0, 0, "bubble without pp");
+    /* zero-bubble H1 idles only the forward part: less than 1F1B */
+    st = strat("tp=8 pp=8 schedule=1f1b", &m, &c, &j);
+    k = eval(&m, &c, &j, &st);
+    st = strat("tp=8 pp=8 schedule=zb-h1", &m, &c, &j);
+    assert_true(eval(&m, &c, &j, &st).time.bubble < k.time.bubble);
+}
+
+/* GPipe runs all m forwards, then all m backwards: the same time as 1F1B, but it
+ * keeps the activations of all m micro-batches where 1F1B keeps p (Narayanan
+ * section 2.2.1).  llama3-8b, tp=2 pp=4 on 64 H100: dp=8, m = 128/8 = 16. */
+static void test_gpipe_vs_1f1b(void **state)
+{
+    pt_model m = model("llama3-8b");
+    pt_cluster c = cluster("dgx-h100", 64);
+    pt_job j = job(8192, 128, 1);
+    pt_strategy a = strat("tp=2 pp=4 schedule=gpipe", &m, &c, &j);
+    pt_strategy b = strat("tp=2 pp=4 schedule=1f1b", &m, &c, &j);
+    pt_cost g = eval(&m, &c, &j, &a), f = eval(&m, &c, &j, &b);
+    double ratio = (double)g.mem.activations / (double)f.mem.activations;
+    (void)state;
+    assert_int_equal(g.microbatches, 16);
+    near_rel(g.step_time_s, f.step_time_s, 1e-12, "gpipe and 1f1b step time");
+    near_rel(g.time.bubble, f.time.bubble, 1e-12, "gpipe and 1f1b bubble");
+    /* 16 micro-batches against 4 on the first stage; GPipe's busiest device
+     * may be the last stage (16 micro-batches plus the fp32 logits), where
+     * 1F1B keeps one, so the ratio lies a little above 4 */
+    assert_true(ratio > 3.0 && ratio <= 4.5);
+    assert_true(g.mem.total > f.mem.total);
+}
+
+/* ---- monotonicity and identities ----------------------------------------------------- */
+
+/* More recompute never lowers the compute time (it re-runs work) and never
+ * raises the activation memory (it keeps less), with or without flash. */
+static void test_recompute_monotone(void **state)
+{
+    static const struct {
+        const char *model, *cluster;
+        int64_t gpus, seq, gbs;
+        const char *base;
+        int flash;
+    } cases[] = {
+        {"gpt-22b", "dgx-a100-80g", 8, 2048, 4, "tp=8 mbs=4", 0},
+        {"gpt-22b", "dgx-a100-80g", 8, 2048, 4, "tp=8 mbs=4 sp=0", 0},
+        {"gpt-22b", "dgx-a100-80g", 8, 2048, 4, "tp=8 mbs=4", 1},
+        {"gpt3-175b", "dgx-a100-80g", 64, 2048, 64, "tp=8 pp=8 vpp=3", 0},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "tp=2 pp=2 cp=2", 1},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "zero=3 mbs=2", 1},
+    };
+    static const char *const rc[] = {"recompute=none", "recompute=selective", "recompute=full"};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt_model m = model(cases[i].model);
+        pt_cluster c = cluster(cases[i].cluster, cases[i].gpus);
+        pt_job j = job(cases[i].seq, cases[i].gbs, cases[i].flash);
+        pt_cost prev;
+        int64_t prev_layer = 0;
+        memset(&prev, 0, sizeof prev);
+        for (int r = 0; r < 3; r++) {
+            char text[128];
+            pt_strategy st;
+            pt_cost k;
+            int64_t layer;
+            snprintf(text, sizeof text, "%s %s", cases[i].base, rc[r]);
+            st = strat(text, &m, &c, &j);
+            k = eval(&m, &c, &j, &st);
+            layer = pt_cost_layer_activation_bytes(&m, &j, &st);
+            if (r > 0) {
+                if (k.time.compute < prev.time.compute)
+                    fail_msg("%s %s (flash %d): compute %.9g < %.9g with less recompute",
+                             cases[i].model, text, cases[i].flash, k.time.compute,
+                             prev.time.compute);
+                if (k.mem.activations > prev.mem.activations)
+                    fail_msg("%s %s (flash %d): activations %lld > %lld with less recompute",
+                             cases[i].model, text, cases[i].flash, (long long)k.mem.activations,
+                             (long long)prev.mem.activations);
+                if (layer > prev_layer)
+                    fail_msg("%s %s: layer activations %lld > %lld", cases[i].model, text,
+                             (long long)layer, (long long)prev_layer);
+                assert_true(k.hw_flops >= prev.hw_flops);
+            }
+            prev = k;
+            prev_layer = layer;
+        }
+    }
+}
+
+/* Full recompute re-runs each layer's forward, with its tp collectives, before
+ * the backward (Korthikanti et al. section 5): backward(full) = backward(none)
+ * + forward(none) per layer. */
+static void test_full_recompute_adds_a_forward(void **state)
+{
+    pt_model m = model("gpt3-175b");
+    pt_cluster c = cluster("dgx-a100-80g", 1024);
+    pt_job j = job(2048, 1536, 1);
+    pt_strategy none = strat("tp=8 pp=8", &m, &c, &j);
+    pt_strategy full = strat("tp=8 pp=8 recompute=full", &m, &c, &j);
+    double f0, b0, f1, b1;
+    (void)state;
+    pt_cost_layer_time(&m, &c, &j, &none, &f0, &b0);
+    pt_cost_layer_time(&m, &c, &j, &full, &f1, &b1);
+    assert_true(f0 > 0 && b0 > f0);
+    near_rel(f1, f0, 1e-12, "forward unchanged");
+    near_rel(b1, b0 + f0, 1e-12, "backward + one forward");
+}
+
+/* Identities between the fields of pt_cost, on a spread of strategies. */
+static void test_identities(void **state)
+{
+    static const struct {
+        const char *model, *cluster;
+        int64_t gpus, seq, gbs;
+        const char *strategy;
+        int flash;
+        pt_dtype dtype;
+    } cases[] = {
+        {"gpt3-175b", "dgx-a100-80g", 1024, 2048, 1536, "tp=8 pp=16 mbs=1 recompute=full", 1, PT_BF16},
+        {"gpt3-175b", "dgx-a100-80g", 1024, 2048, 1536, "tp=8 pp=8 vpp=2 recompute=selective", 0, PT_FP16},
+        {"gpt3-175b", "dgx-a100-80g", 512, 2048, 1536, "tp=8 pp=8 zero=3", 1, PT_BF16},
+        {"gpt-22b", "dgx-a100-80g", 8, 2048, 4, "tp=8 mbs=4 recompute=selective", 0, PT_FP16},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "tp=2 zero=3", 1, PT_BF16},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "tp=2 cp=4", 1, PT_FP8},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "zero=3 offload=params", 1, PT_BF16},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "zero=1 offload=optimizer", 1, PT_BF16},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "pp=4 schedule=zb-h1", 1, PT_BF16},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "pp=4 vpp=2 schedule=zb-v", 1, PT_BF16},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "pp=4 schedule=dualpipe", 1, PT_BF16},
+        {"llama3-8b", "dgx-h100", 64, 8192, 512, "pp=4 schedule=gpipe zero=0", 1, PT_BF16},
+        {"llama3.1-405b", "dgx-h100", 576, 8192, 1152, "tp=8 pp=9 cp=2 vpp=2", 1, PT_BF16},
+        {"mpt-70b", "dgx-a100-80g", 64, 2048, 2048, "zero=3 mbs=8 recompute=full", 1, PT_BF16},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt_model m = model(cases[i].model);
+        pt_cluster c = cluster(cases[i].cluster, cases[i].gpus);
+        pt_job j = job(cases[i].seq, cases[i].gbs, cases[i].flash);
+        pt_strategy st;
+        pt_cost k;
+        const pt_times *t;
+        double sum, n = (double)cases[i].gpus;
+        double peak;
+        j.dtype = cases[i].dtype;
+        peak = pt_device_tflops(&c.dev, j.dtype) * 1e12;
+        st = strat(cases[i].strategy, &m, &c, &j);
+        k = eval(&m, &c, &j, &st);
+        t = &k.time;
+        sum = t->compute + t->tp_comm + t->cp_comm + t->ep_comm + t->pp_comm + t->dp_comm +
+              t->bubble + t->optimizer + t->offload;
+        if (!(k.step_time_s > 0)) fail_msg("%s %s: step %g", cases[i].model, cases[i].strategy, k.step_time_s);
+        near_rel(k.step_time_s, sum, 1e-9, cases[i].strategy);
+        assert_true(t->compute > 0 && t->tp_comm >= 0 && t->cp_comm >= 0 && t->ep_comm >= 0 &&
+                    t->pp_comm >= 0 && t->dp_comm >= 0 && t->bubble >= 0 && t->optimizer > 0 &&
+                    t->offload >= 0);
+        assert_int_equal(k.microbatches, st.gbs / ((int64_t)st.mbs * st.dp));
+        /* tokens per second = gbs * seq / step */
+        near_rel(k.tokens_per_s, (double)st.gbs * (double)j.seq_len / k.step_time_s, 1e-12,
+                 "tokens_per_s");
+        /* model FLOPs without recompute; what the hardware does is at least that */
+        near_rel(k.model_flops, pt_cost_model_flops(&m, j.seq_len, st.gbs), 1e-12, "model_flops");
+        assert_true(k.hw_flops >= k.model_flops);
+        assert_true(k.mfu <= k.hfu);
+        assert_true(k.mfu > 0);
+        near_rel(k.model_tflops_per_gpu, k.model_flops / k.step_time_s / n / 1e12, 1e-12,
+                 "model_tflops_per_gpu");
+        near_rel(k.mfu, k.model_tflops_per_gpu * 1e12 / peak, 1e-12, "mfu");
+        near_rel(k.hfu / k.mfu, k.hw_flops / k.model_flops, 1e-12, "hfu/mfu");
+        /* memory: the parts add up, and fits says whether they fit */
+        assert_true(k.mem.weights > 0 && k.mem.gradients > 0 && k.mem.activations > 0 &&
+                    k.mem.other > 0 && k.mem.optimizer >= 0);
+        assert_true(llabs((long long)(k.mem.weights + k.mem.gradients + k.mem.optimizer +
+                                      k.mem.activations + k.mem.other - k.mem.total)) <= 5);
+        assert_int_equal(k.device_memory_bytes, (int64_t)(c.dev.memory_GiB * PT_GiB));
+        assert_int_equal(k.fits, k.mem.total <= k.device_memory_bytes);
+        /* the same inputs give the same bytes */
+        {
+            pt_cost again = eval(&m, &c, &j, &st);
+            assert_memory_equal(&k, &again, sizeof k);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_flops_gpt3),
+        cmocka_unit_test(test_hw_flops_full_recompute),
+        cmocka_unit_test(test_korthikanti_table2),
+        cmocka_unit_test(test_flash_drops_scores),
+        cmocka_unit_test(test_memory_states_zero0),
+        cmocka_unit_test(test_memory_states_zero),
+        cmocka_unit_test(test_bubble),
+        cmocka_unit_test(test_gpipe_vs_1f1b),
+        cmocka_unit_test(test_recompute_monotone),
+        cmocka_unit_test(test_full_recompute_adds_a_forward),
+        cmocka_unit_test(test_identities),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

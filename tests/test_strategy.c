@@ -1,0 +1,450 @@
+/*
+ * test_strategy.c -- the strategy string (src/plan/strategy.c, SPEC section 4):
+ * parse and format round trip, the defaults pt_strategy_resolve fills in, and
+ * every way a strategy is refused -- each key of the string with a bad value
+ * (PT_EINPUT, d.field naming the key, d.col pointing at it) and each validity
+ * rule of pt_strategy_check, with the sentence SPEC section 4 quotes.
+ *
+ * The model is llama3-8b (32 layers, 32 heads, 8 kv heads, ffn 14336) on
+ * dgx-h100 (nodes of 8) resized for each case.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "partita.h"
+
+static pt_model llama(void)
+{
+    pt_model m;
+    pt_diag d;
+    if (pt_model_builtin("llama3-8b", &m, &d) != PT_OK) fail_msg("%s", d.msg);
+    return m;
+}
+
+static pt_cluster h100(int64_t n)
+{
+    pt_cluster c;
+    pt_diag d;
+    if (pt_cluster_builtin("dgx-h100", &c, &d) != PT_OK) fail_msg("%s", d.msg);
+    if (pt_cluster_resize(&c, n, &d) != PT_OK) fail_msg("%s", d.msg);
+    return c;
+}
+
+static pt_job job(int64_t seq_len, int64_t global_batch)
+{
+    pt_job j;
+    memset(&j, 0, sizeof j);
+    j.seq_len = seq_len;
+    j.global_batch = global_batch;
+    j.dtype = PT_BF16;
+    j.flash_attention = 1;
+    return j;
+}
+
+/* Parses and resolves text; fails the test unless both succeed. */
+static pt_strategy resolved(const char *text, const pt_model *m, const pt_cluster *c,
+                            const pt_job *j)
+{
+    pt_strategy st;
+    pt_diag d;
+    unsigned set;
+    if (pt_strategy_parse(text, &st, &set, &d) != PT_OK) fail_msg("parse \"%s\": %s", text, d.msg);
+    if (pt_strategy_resolve(&st, set, m, c, j, &d) != PT_OK)
+        fail_msg("resolve \"%s\": %s", text, d.msg);
+    return st;
+}
+
+/* ---- parse and format ------------------------------------------------------------ */
+
+static void test_round_trip(void **state)
+{
+    static const char *const texts[] = {
+        "tp=8 pp=8 dp=16 cp=1 ep=1 etp=8 vpp=1 mbs=1 gbs=1536 sp=1 zero=1 recompute=none "
+        "schedule=1f1b offload=none",
+        "tp=2 pp=4 dp=2 cp=2 ep=1 etp=2 vpp=2 mbs=4 gbs=64 sp=0 zero=3 recompute=selective "
+        "schedule=interleaved offload=params",
+        "tp=1 pp=2 dp=32 cp=1 ep=1 etp=1 vpp=2 mbs=2 gbs=512 sp=0 zero=0 recompute=full "
+        "schedule=zb-v offload=optimizer",
+        "tp=1 pp=4 dp=1 cp=1 ep=1 etp=1 vpp=1 mbs=1 gbs=8 sp=0 zero=2 recompute=none "
+        "schedule=dualpipe offload=none",
+        "tp=1 pp=4 dp=1 cp=1 ep=1 etp=1 vpp=1 mbs=1 gbs=8 sp=0 zero=2 recompute=none "
+        "schedule=gpipe offload=none",
+        "tp=1 pp=4 dp=1 cp=1 ep=1 etp=1 vpp=1 mbs=1 gbs=8 sp=0 zero=2 recompute=none "
+        "schedule=zb-h1 offload=none",
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        pt_strategy st, again;
+        pt_diag d;
+        unsigned set;
+        char buf[512];
+        if (pt_strategy_parse(texts[i], &st, &set, &d) != PT_OK) fail_msg("%s: %s", texts[i], d.msg);
+        assert_int_equal(set, (1u << 14) - 1); /* all 14 keys given */
+        pt_strategy_format(&st, buf, sizeof buf);
+        assert_string_equal(buf, texts[i]);
+        assert_int_equal(pt_strategy_parse(buf, &again, &set, &d), PT_OK);
+        assert_memory_equal(&st, &again, sizeof st);
+    }
+}
+
+static void test_parse_values(void **state)
+{
+    pt_strategy st;
+    pt_diag d;
+    unsigned set;
+    (void)state;
+    /* commas, tabs and runs of spaces separate; any order; unset keys are zero */
+    assert_int_equal(pt_strategy_parse("  recompute=selective,tp=4\t pp=2,, mbs=3 ", &st, &set, &d),
+                     PT_OK);
+    assert_int_equal(set, PT_K_TP | PT_K_PP | PT_K_MBS | PT_K_RECOMPUTE);
+    assert_int_equal(st.tp, 4);
+    assert_int_equal(st.pp, 2);
+    assert_int_equal(st.mbs, 3);
+    assert_int_equal(st.recompute, PT_RC_SELECTIVE);
+    assert_int_equal(st.dp, 0);
+    assert_int_equal(st.gbs, 0);
+    assert_int_equal(st.zero, 0);
+    /* the empty string sets nothing */
+    assert_int_equal(pt_strategy_parse("", &st, &set, &d), PT_OK);
+    assert_int_equal(set, 0);
+    /* every name of every enum */
+    assert_int_equal(pt_strategy_parse("schedule=zb-h1 offload=params recompute=full", &st, &set, &d),
+                     PT_OK);
+    assert_int_equal(st.schedule, PT_SCHED_ZBH1);
+    assert_int_equal(st.offload, PT_OFF_PARAMS);
+    assert_int_equal(st.recompute, PT_RC_FULL);
+    assert_string_equal(pt_schedule_name(PT_SCHED_DUALPIPE), "dualpipe");
+    assert_string_equal(pt_schedule_name(PT_SCHED_ZBV), "zb-v");
+    assert_string_equal(pt_recompute_name(PT_RC_NONE), "none");
+    assert_string_equal(pt_offload_name(PT_OFF_OPTIMIZER), "optimizer");
+    /* 64-bit global batch */
+    assert_int_equal(pt_strategy_parse("gbs=1000000000 sp=0 zero=0", &st, &set, &d), PT_OK);
+    assert_int_equal(st.gbs, 1000000000);
+}
+
+/* ---- bad strings: every key ------------------------------------------------------- */
+
+typedef struct bad_parse {
+    const char *text;
+    const char *field; /* d.field */
+    int col;           /* d.col: where the key=value starts, 1-based */
+    const char *msg;   /* a part of d.msg */
+} bad_parse;
+
+static const bad_parse bad_parses[] = {
+    /* an unknown key, and where it is: "tp=8 " is 5 characters, so column 6 */
+    {"tp=8 foo=2", "foo", 6, "unknown key \"foo\""},
+    {"tensor=8", "tensor", 1, "unknown key"},
+    {"tp=8,TP=8", "TP", 6, "unknown key"},
+    /* not key=value */
+    {"tp=8 pp", "pp", 6, "is not key=value"},
+    {"tp 8", "tp", 1, "is not key=value"},
+    /* given twice: the column of the second one */
+    {"tp=8 pp=2 tp=8", "tp", 11, "tp is given twice"},
+    {"pp=2 pp=2", "pp", 6, "given twice"},
+    {"dp=2 dp=2", "dp", 6, "given twice"},
+    {"cp=2 cp=2", "cp", 6, "given twice"},
+    {"ep=1 ep=1", "ep", 6, "given twice"},
+    {"etp=1 etp=1", "etp", 7, "given twice"},
+    {"vpp=2 vpp=2", "vpp", 7, "given twice"},
+    {"mbs=1 mbs=1", "mbs", 7, "given twice"},
+    {"gbs=8 gbs=8", "gbs", 7, "given twice"},
+    {"sp=1 sp=1", "sp", 6, "given twice"},
+    {"zero=1 zero=1", "zero", 8, "given twice"},
+    {"recompute=full recompute=full", "recompute", 16, "given twice"},
+    {"schedule=1f1b schedule=1f1b", "schedule", 15, "given twice"},
+    {"offload=none offload=none", "offload", 14, "given twice"},
+    /* not a whole number, for every numeric key */
+    {"tp=eight", "tp", 1, "tp=eight is not a whole number"},
+    {"pp=2x", "pp", 1, "not a whole number"},
+    {"dp=-4", "dp", 1, "not a whole number"},
+    {"cp=1.5", "cp", 1, "not a whole number"},
+    {"ep=", "ep", 1, "not a whole number"},
+    {"etp=+2", "etp", 1, "not a whole number"},
+    {"vpp=two", "vpp", 1, "not a whole number"},
+    {"mbs=0x4", "mbs", 1, "not a whole number"},
+    {"tp=8 gbs=1e3", "gbs", 6, "gbs=1e3 is not a whole number"},
+    {"sp=yes", "sp", 1, "not a whole number"},
+    {"zero=one", "zero", 1, "not a whole number"},
+    /* out of range */
+    {"tp=0", "tp", 1, "tp=0 must be between 1 and"},
+    {"pp=0", "pp", 1, "between 1 and"},
+    {"dp=0", "dp", 1, "between 1 and"},
+    {"cp=0", "cp", 1, "between 1 and"},
+    {"ep=0", "ep", 1, "between 1 and"},
+    {"etp=0", "etp", 1, "between 1 and"},
+    {"vpp=0", "vpp", 1, "between 1 and"},
+    {"mbs=0", "mbs", 1, "between 1 and"},
+    {"gbs=0", "gbs", 1, "between 1 and"},
+    {"sp=2", "sp", 1, "sp=2 must be 0 or 1"},
+    {"zero=4", "zero", 1, "zero=4 must be 0, 1, 2 or 3"},
+    /* names */
+    {"recompute=bogus", "recompute", 1, "recompute=bogus is not none, selective or full"},
+    {"schedule=bogus", "schedule", 1, "schedule=bogus is not gpipe, 1f1b, interleaved"},
+    {"offload=bogus", "offload", 1, "offload=bogus is not none, optimizer or params"},
+    {"recompute=", "recompute", 1, "is not none"},
+    {"schedule=1F1B", "schedule", 1, "is not gpipe"},
+};
+
+static void test_bad_parse(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_parses / sizeof bad_parses[0]; i++) {
+        const bad_parse *b = &bad_parses[i];
+        pt_strategy st;
+        pt_diag d;
+        unsigned set;
+        char buf[1200], want[64];
+        memset(&d, 0, sizeof d);
+        if (pt_strategy_parse(b->text, &st, &set, &d) != PT_EINPUT)
+            fail_msg("\"%s\": accepted", b->text);
+        if (strcmp(d.field, b->field) != 0)
+            fail_msg("\"%s\": field \"%s\", want \"%s\" (%s)", b->text, d.field, b->field, d.msg);
+        if (d.col != b->col)
+            fail_msg("\"%s\": col %d, want %d (%s)", b->text, d.col, b->col, d.msg);
+        if (!strstr(d.msg, b->msg))
+            fail_msg("\"%s\": message \"%s\" lacks \"%s\"", b->text, d.msg, b->msg);
+        /* the location reads "strategy:1:COL: ..." */
+        assert_string_equal(d.file, "strategy");
+        assert_int_equal(d.line, 1);
+        pt_diag_format(&d, buf, sizeof buf);
+        snprintf(want, sizeof want, "strategy:1:%d: ", b->col);
+        if (strncmp(buf, want, strlen(want)) != 0)
+            fail_msg("\"%s\": formatted \"%s\", want it to start \"%s\"", b->text, buf, want);
+    }
+}
+
+/* The refused value is reported as text. */
+static void test_bad_parse_value(void **state)
+{
+    pt_strategy st;
+    pt_diag d;
+    unsigned set;
+    (void)state;
+    assert_int_equal(pt_strategy_parse("pp=4 schedule=bogus", &st, &set, &d), PT_EINPUT);
+    assert_string_equal(d.value, "bogus");
+    assert_int_equal(pt_strategy_parse("tp=0", &st, &set, &d), PT_EINPUT);
+    assert_string_equal(d.value, "0");
+    assert_int_equal(pt_strategy_parse("tp=4 foo=2", &st, &set, &d), PT_EINPUT);
+    assert_string_equal(d.value, "2");
+}
+
+/* ---- defaults --------------------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+    pt_model m = llama();
+    pt_cluster c = h100(64);
+    pt_job j = job(8192, 512);
+    pt_strategy st;
+    (void)state;
+    /* nothing given: tp=pp=cp=ep=etp=vpp=mbs=1, dp = 64/(1*1*1) = 64, sp=0 (tp=1),
+     * zero=1, recompute none, 1f1b, no offload, gbs from the job */
+    st = resolved("", &m, &c, &j);
+    assert_int_equal(st.tp, 1);
+    assert_int_equal(st.pp, 1);
+    assert_int_equal(st.cp, 1);
+    assert_int_equal(st.ep, 1);
+    assert_int_equal(st.etp, 1);
+    assert_int_equal(st.vpp, 1);
+    assert_int_equal(st.mbs, 1);
+    assert_int_equal(st.dp, 64);
+    assert_int_equal(st.gbs, 512);
+    assert_int_equal(st.sp, 0);
+    assert_int_equal(st.zero, 1);
+    assert_int_equal(st.recompute, PT_RC_NONE);
+    assert_int_equal(st.schedule, PT_SCHED_1F1B);
+    assert_int_equal(st.offload, PT_OFF_NONE);
+
+    /* tp=4 pp=2 cp=2: dp = 64/(4*2*2) = 4; sp=1 because tp>1; etp follows tp */
+    st = resolved("tp=4 pp=2 cp=2", &m, &c, &j);
+    assert_int_equal(st.dp, 4);
+    assert_int_equal(st.sp, 1);
+    assert_int_equal(st.etp, 4);
+    assert_int_equal(st.schedule, PT_SCHED_1F1B);
+
+    /* vpp=2 picks the interleaved schedule: 32 layers / (4*2), 512/(1*16) = 32 % 4 == 0 */
+    st = resolved("pp=4 vpp=2", &m, &c, &j);
+    assert_int_equal(st.schedule, PT_SCHED_INTERLEAVED);
+    assert_int_equal(st.dp, 16);
+
+    /* given values are kept: sp=0 with tp=2, gbs over --global-batch */
+    st = resolved("tp=2 sp=0 gbs=128 zero=0", &m, &c, &j);
+    assert_int_equal(st.sp, 0);
+    assert_int_equal(st.gbs, 128);
+    assert_int_equal(st.zero, 0);
+    assert_int_equal(st.dp, 32);
+
+    /* sp=1 with tp=1 is turned off, as Megatron does (with a warning there) */
+    st = resolved("sp=1", &m, &c, &j);
+    assert_int_equal(st.sp, 0);
+}
+
+static void test_resolve_refuses(void **state)
+{
+    pt_model m = llama();
+    pt_cluster c = h100(64);
+    pt_job j = job(8192, 0); /* no --global-batch */
+    pt_strategy st;
+    pt_diag d;
+    unsigned set;
+    (void)state;
+    /* no gbs anywhere */
+    assert_int_equal(pt_strategy_parse("tp=2", &st, &set, &d), PT_OK);
+    assert_int_equal(pt_strategy_resolve(&st, set, &m, &c, &j, &d), PT_EINPUT);
+    assert_string_equal(d.field, "gbs");
+    assert_non_null(strstr(d.msg, "--global-batch"));
+    /* dp left out and tp*pp*cp = 3 does not divide 64 devices */
+    j.global_batch = 512;
+    assert_int_equal(pt_strategy_parse("pp=3", &st, &set, &d), PT_OK);
+    assert_int_equal(pt_strategy_resolve(&st, set, &m, &c, &j, &d), PT_EINPUT);
+    assert_string_equal(d.field, "dp");
+    assert_non_null(strstr(d.msg, "tp*pp*cp=3 does not divide the cluster's 64 devices"));
+}
+
+/* ---- validity rules ------------------------------------------------------------------ */
+
+typedef struct rule_case {
+    const char *text;  /* resolved against the model, cluster and job below */
+    int64_t devices;   /* dgx-h100 resized to this */
+    int64_t seq_len;
+    const char *field; /* d.field */
+    const char *msg;   /* a part of d.msg */
+} rule_case;
+
+static const rule_case rule_cases[] = {
+    /* heads 32, kv heads 8 */
+    {"tp=3", 24, 8192, "tp", "tp=3 does not divide num_attention_heads=32"},
+    {"tp=16", 64, 8192, "tp", "tp=16 does not divide num_key_value_heads=8"},
+    /* layers 32 */
+    {"pp=3", 24, 8192, "pp", "pp=3 does not divide num_layers=32"},
+    {"pp=64", 64, 8192, "pp", "pp=64 does not divide num_layers=32"},
+    {"pp=4 vpp=3", 64, 8192, "vpp", "pp*vpp = 4*3 does not divide num_layers=32"},
+    /* interleaving */
+    {"vpp=2", 64, 8192, "vpp", "vpp=2 needs pipeline parallelism"},
+    {"pp=2 schedule=interleaved", 64, 8192, "schedule", "schedule=interleaved needs vpp >= 2"},
+    {"pp=2 vpp=2 schedule=1f1b", 64, 8192, "vpp", "vpp=2 needs schedule=interleaved"},
+    {"pp=2 vpp=2 schedule=gpipe", 64, 8192, "vpp", "needs schedule=interleaved"},
+    /* 512/(1*16) = 32 micro-batches is a multiple of 4, 96/16 = 6 is not */
+    {"pp=4 vpp=2 gbs=96", 64, 8192, "gbs",
+     "needs the micro-batches per pipeline (gbs/(mbs*dp)=6) to be a multiple of pp=4"},
+    /* other schedules */
+    {"pp=2 schedule=zb-v", 64, 8192, "schedule", "schedule=zb-v needs pp >= 2 and vpp=2"},
+    {"pp=4 vpp=4 schedule=zb-v", 64, 8192, "schedule", "zb-v needs"},
+    {"schedule=zb-h1", 64, 8192, "schedule", "schedule=zb-h1 needs pp >= 2"},
+    {"pp=1 schedule=dualpipe", 64, 8192, "schedule", "dualpipe needs an even pp"},
+    {"pp=2 vpp=2 schedule=dualpipe", 64, 8192, "schedule", "dualpipe needs an even pp"},
+    {"pp=2 dp=32 gbs=96", 64, 8192, NULL, NULL}, /* (control: 1f1b takes 3 micro-batches) */
+    {"pp=2 schedule=dualpipe gbs=96", 64, 8192, "gbs", "dualpipe needs an even number of micro-batches"},
+    /* the global batch: 128 devices, dp = 128 */
+    {"gbs=64", 128, 8192, "gbs", "gbs=64 is not a multiple of mbs*dp=1*128=128"},
+    {"mbs=3", 64, 8192, "gbs", "gbs=512 is not a multiple of mbs*dp=3*64=192"},
+    /* context parallelism: seq_len a multiple of 2*cp */
+    {"cp=4", 64, 8188, "cp", "cp=4: seq_len=8188 is not a multiple of 2*cp"},
+    /* sequence parallelism: seq_len/cp a multiple of tp */
+    {"tp=8", 64, 8196, "sp", "the sequence per rank (seq_len/cp=8196) is not a multiple of tp=8"},
+    {"tp=8 sp=0", 64, 8196, NULL, NULL}, /* (control: without sp it runs) */
+    /* offload */
+    {"zero=0 offload=optimizer", 64, 8192, "offload", "offload=optimizer needs zero>=1"},
+    {"zero=1 offload=params", 64, 8192, "offload", "offload=params needs zero=3 (zero=1)"},
+    {"zero=2 offload=params", 64, 8192, "offload", "offload=params needs zero=3"},
+    /* expert keys on a dense model */
+    {"ep=2", 64, 8192, "ep", "ep=2 needs a mixture-of-experts model; llama3-8b is dense"},
+    {"tp=2 etp=1", 64, 8192, "etp", "etp=1 applies to mixture-of-experts models only"},
+    /* the device count: 2*2*1*8 = 32, not 64 */
+    {"tp=2 pp=2 dp=8", 64, 8192, "dp",
+     "tp*pp*cp*dp = 2*2*1*8 = 32 does not equal the cluster's 64 devices"},
+};
+
+static void test_rules(void **state)
+{
+    pt_model m = llama();
+    (void)state;
+    for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
+        const rule_case *r = &rule_cases[i];
+        pt_cluster c = h100(r->devices);
+        pt_job j = job(r->seq_len, 512);
+        pt_strategy st;
+        pt_diag d;
+        unsigned set;
+        pt_status s;
+        if (pt_strategy_parse(r->text, &st, &set, &d) != PT_OK)
+            fail_msg("\"%s\": parse: %s", r->text, d.msg);
+        memset(&d, 0, sizeof d);
+        s = pt_strategy_resolve(&st, set, &m, &c, &j, &d);
+        if (!r->field) {
+            if (s != PT_OK) fail_msg("\"%s\": refused: %s", r->text, d.msg);
+            continue;
+        }
+        if (s != PT_EINPUT) fail_msg("\"%s\" on %lld devices: accepted", r->text, (long long)r->devices);
+        if (strcmp(d.field, r->field) != 0)
+            fail_msg("\"%s\": field \"%s\", want \"%s\" (%s)", r->text, d.field, r->field, d.msg);
+        if (!strstr(d.msg, r->msg))
+            fail_msg("\"%s\": message \"%s\" lacks \"%s\"", r->text, d.msg, r->msg);
+        assert_true(d.value[0] != '\0');
+    }
+}
+
+/* Rules only pt_strategy_check can meet (resolve or parse stops them earlier),
+ * and one that needs a model the catalog has no example of. */
+static void test_check_direct(void **state)
+{
+    pt_model m = llama();
+    pt_cluster c = h100(64);
+    pt_job j = job(8192, 512);
+    pt_strategy ok = resolved("tp=8", &m, &c, &j), st;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(ok.dp, 8);
+    assert_int_equal(pt_strategy_check(&ok, &m, &c, &j, &d), PT_OK);
+
+    /* ffn 14336 = 2^11 * 7 is divided by every tp that divides 8 kv heads, so
+     * take a model whose ffn is not: 14300 = 8 * 1787 + 4 */
+    {
+        pt_model odd = m;
+        odd.ffn = 14300;
+        assert_int_equal(pt_strategy_check(&ok, &odd, &c, &j, &d), PT_EINPUT);
+        assert_string_equal(d.field, "tp");
+        assert_non_null(strstr(d.msg, "tp=8 does not divide ffn_hidden_size=14300"));
+    }
+    /* sp=1 with tp=1 (resolve turns it off before checking) */
+    st = resolved("", &m, &c, &j);
+    st.sp = 1;
+    assert_int_equal(pt_strategy_check(&st, &m, &c, &j, &d), PT_EINPUT);
+    assert_string_equal(d.field, "sp");
+    assert_non_null(strstr(d.msg, "sp=1 needs tensor parallelism"));
+    /* zero out of 0..3 (parse refuses it earlier) */
+    st = ok;
+    st.zero = 5;
+    assert_int_equal(pt_strategy_check(&st, &m, &c, &j, &d), PT_EINPUT);
+    assert_string_equal(d.field, "zero");
+    /* gbs below 1 */
+    st = ok;
+    st.gbs = 0;
+    assert_int_equal(pt_strategy_check(&st, &m, &c, &j, &d), PT_EINPUT);
+    assert_string_equal(d.field, "gbs");
+    /* check-only refusals carry no location: they are not about a place in a file */
+    assert_int_equal(d.line, 0);
+    assert_int_equal(d.col, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_parse_values),
+        cmocka_unit_test(test_bad_parse),
+        cmocka_unit_test(test_bad_parse_value),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_resolve_refuses),
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_check_direct),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
