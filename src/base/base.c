@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,10 +355,10 @@ pt_status pt_json_int(pt_jctx *jc, const json_t *obj, const char *path, const ch
     }
     if (!json_is_real(v)) return pt_jerr(jc, full, v, "is not a whole number");
     x = json_real_value(v);
-    if (x != (double)(int64_t)x) return pt_jerr(jc, full, v, "is not a whole number");
-    if (x < (double)lo || x > (double)hi)
+    if (x < (double)lo || x > (double)hi) /* before the cast: 1e30 does not fit */
         return pt_jerr(jc, full, v, "is out of range [%lld, %lld]", (long long)lo,
                        (long long)hi);
+    if (x != floor(x)) return pt_jerr(jc, full, v, "is not a whole number");
     *out = (int64_t)x;
     return PT_OK;
 }
