@@ -186,12 +186,19 @@ const char *pt_recompute_name(pt_recompute r);
 const char *pt_schedule_name(pt_schedule s);
 const char *pt_offload_name(pt_offload o);
 
+/* The training engine that runs the strategy, where engines differ in cost:
+ * Megatron-LM (default), DeepSpeed, PyTorch FSDP / torchtitan.  Today it
+ * changes how ZeRO-3 collectives are priced (see src/cost/cost.c). */
+typedef enum pt_engine { PT_ENGINE_MEGATRON = 0, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP } pt_engine;
+const char *pt_engine_name(pt_engine e);
+
 /* What a strategy is applied to: one training job. */
 typedef struct pt_job {
     int64_t seq_len;       /* tokens per sequence, e.g. 2048               */
     int64_t global_batch;  /* sequences per step, e.g. 1536; 0 = not given */
     pt_dtype dtype;        /* GEMM precision                               */
     int flash_attention;   /* 1: fused attention kernel (default)          */
+    pt_engine engine;      /* default PT_ENGINE_MEGATRON                   */
 } pt_job;
 
 /* Parses "tp=8 pp=8 ..." into *out (unset keys zero) and the set-key mask. */

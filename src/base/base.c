@@ -394,6 +394,16 @@ pt_status pt_json_bool(pt_jctx *jc, const json_t *obj, const char *path, const c
     return PT_OK;
 }
 
+const char *pt_engine_name(pt_engine e)
+{
+    switch (e) {
+    case PT_ENGINE_MEGATRON: return "megatron";
+    case PT_ENGINE_DEEPSPEED: return "deepspeed";
+    case PT_ENGINE_FSDP: return "fsdp";
+    }
+    return "?";
+}
+
 const char *pt_dtype_name(pt_dtype t)
 {
     switch (t) {

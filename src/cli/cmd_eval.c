@@ -25,7 +25,8 @@ int cmd_eval(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "--cluster") || !strcmp(a, "--gpus") || !strcmp(a, "--strategy") ||
-                    !strcmp(a, "--global-batch") || !strcmp(a, "--seq-len") || !strcmp(a, "--dtype");
+                    !strcmp(a, "--global-batch") || !strcmp(a, "--seq-len") || !strcmp(a, "--dtype") ||
+                    !strcmp(a, "--engine");
         if (takes && !v) return cli_usage("%s needs a value", a);
         if (!strcmp(a, "--cluster")) o.cluster = v;
         else if (!strcmp(a, "--strategy")) o.strategy = v;
@@ -37,6 +38,11 @@ int cmd_eval(int argc, char **argv)
             else if (!strcmp(v, "fp16")) o.job.dtype = PT_FP16;
             else if (!strcmp(v, "fp8")) o.job.dtype = PT_FP8;
             else return cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
+        } else if (!strcmp(a, "--engine")) {
+            if (!strcmp(v, "megatron")) o.job.engine = PT_ENGINE_MEGATRON;
+            else if (!strcmp(v, "deepspeed")) o.job.engine = PT_ENGINE_DEEPSPEED;
+            else if (!strcmp(v, "fsdp") || !strcmp(v, "torchtitan")) o.job.engine = PT_ENGINE_FSDP;
+            else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
         } else if (!strcmp(a, "--json")) { o.json = 1; continue; }
         else if (!strcmp(a, "--no-flash-attention")) { o.job.flash_attention = 0; continue; }
         else if (a[0] == '-') return cli_usage("eval: unknown option \"%s\"", a);
@@ -62,6 +68,7 @@ int cmd_eval(int argc, char **argv)
         json_object_set_new(head, "seq_len", json_integer(o.job.seq_len));
         json_object_set_new(head, "dtype", json_string(pt_dtype_name(o.job.dtype)));
         json_object_set_new(head, "flash_attention", json_boolean(o.job.flash_attention));
+        json_object_set_new(head, "engine", json_string(pt_engine_name(o.job.engine)));
         json_object_update(head, j);
         text = pt_emit_json_text(head);
         printf("%s\n", text);

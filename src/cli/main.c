@@ -13,7 +13,8 @@
 static const char usage[] =
     "usage: partita COMMAND ...\n"
     "  eval MODEL --cluster C [--gpus N] --strategy \"tp=8 pp=8 ...\" [--global-batch B]\n"
-    "       [--seq-len S] [--dtype bf16|fp16|fp8] [--no-flash-attention] [--json]\n"
+    "       [--seq-len S] [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp]\n"
+    "       [--no-flash-attention] [--json]\n"
     "  validate CSV [--json]      predicted vs measured for every row of a runs CSV\n"
     "  models | devices | clusters   list what is built in\n";
 

@@ -12,15 +12,16 @@
  *    entropy, the optimizer) is bound by memory bandwidth: bytes / (bw*mem_eff).
  *  - Flash attention: 4*b*a*s_q*s_kv*d FLOPs forward, half of it skipped by the
  *    causal mask, backward 2.5x forward (5 GEMMs against 2; Dao 2023), at
- *    attn_eff of peak.  Without it, QK^T and AV are batched GEMMs and the
+ *    attn_eff of peak ramped by sequence length.  Without it, QK^T and AV are batched GEMMs and the
  *    a*s^2 scores go through HBM (scale-mask-softmax, dropout).
  *  - Recompute: full re-runs each layer's forward (with its TP collectives)
  *    before its backward; selective re-runs the attention core only
  *    (Korthikanti et al. 2022, section 5); flash attention's backward already
  *    recomputes the scores, so selective costs nothing more with it.
  *  - TP: 2 all-reduces of b*s*h forward and 2 backward per layer; with SP each
- *    is a reduce-scatter plus an all-gather, and the backward re-gathers the
- *    two sequence-sharded GEMM inputs (Megatron's weight-gradient all-gather).
+ *    is a reduce-scatter plus an all-gather.  The backward's re-gather of the
+ *    sequence-sharded GEMM inputs for the weight gradients runs asynchronously
+ *    under the data-gradient GEMM in Megatron and is not charged.
  *  - PP: 1F1B/GPipe bubble (p-1)(t_f+t_b), interleaved (p-1)(t_f+t_b)/v
  *    (Narayanan et al. SC'21 eq. 2-3); ZB-H1 (p-1)*t_f and ZB-V
  *    (p-1)*max(0, t_F - t_W) per chunk (Qi et al. 2024); DualPipe
@@ -33,11 +34,13 @@
  *    the next forward) bucket by bucket.  ZeRO-3/FSDP all-gathers parameters
  *    for forward and again for backward and reduce-scatters gradients every
  *    micro-batch, prefetching so each overlaps the neighbouring compute.
- *    Those per-module collectives are priced as one flat ring at the slowest
- *    spanned level: Narayanan et al. Table 2 measured ZeRO-3 (175B at 768 and
- *    1536 GPUs, 530B at 1120 and 2240) at the same seconds per step whatever
- *    the GPU count, ~4.8 parameter volumes at ~25 GB/s per GPU -- the per-NIC
- *    rate, not the node's aggregate that hierarchical rings reach.
+ *    FSDP (and Megatron's) collectives are hierarchical like any other.
+ *    DeepSpeed's are priced as one flat ring at the slowest spanned level:
+ *    Narayanan et al. Table 2 measured DeepSpeed ZeRO-3 (175B at 768 and 1536
+ *    GPUs, 530B at 1120 and 2240) at the same seconds per step whatever the
+ *    GPU count, ~4.8 parameter volumes at ~25 GB/s per GPU -- the per-NIC
+ *    rate, not the node's aggregate -- while llm-foundry's FSDP (MPT-70B on
+ *    32 GPUs) ran faster than a flat ring allows.
  *  - Memory (per device): bf16 weights 2 B, fp32 gradients 4 B, fp32 master
  *    weights + Adam m, v 12 B per parameter (Megatron); ZeRO-1 shards the 12
  *    over dp*cp, ZeRO-2 also the 4; ZeRO-3 (FSDP, DeepSpeed) keeps half-
@@ -62,7 +65,19 @@
                                          w bf16 copy; grad-norm read; zeroing    */
 #define FLASH_BWD_FACTOR 2.5          /* flash-attention backward / forward FLOPs */
 #define CAUSAL_FRACTION 0.5           /* share of score blocks a causal mask keeps */
+/* Flash attention reaches attn_eff * s/(s + FLASH_HALF_SEQ) of peak: its
+ * throughput roughly halves at 512 tokens against long sequences (Dao 2023,
+ * FlashAttention-2, fig. "attention forward + backward speed on A100",
+ * head dim 128, causal: ~90 TFLOP/s at 512, ~190 at 16k). */
+#define FLASH_HALF_SEQ 512.0
 #define CPU_ADAM_PARAMS_PER_S 1.0e9   /* per device's share of host cores       */
+/* DeepSpeed ZeRO-3 (2021) hid only part of its parameter traffic behind
+ * compute.  Narayanan et al. Table 2, 175B: at 384 GPUs (4 sequences per GPU,
+ * compute-bound) it ran 81.5 s per step where compute alone is ~58 s and the
+ * collectives ~59 s, at 768 and 1536 GPUs 66.7 s with ~29 s and ~15 s of
+ * compute: step = compute + comm - 0.6 * min(compute, comm) fits all three
+ * within 10%.  FSDP and Megatron overlap bucket by bucket (1 - 1/buckets). */
+#define DEEPSPEED_ZERO3_OVERLAP 0.6
 
 typedef struct hw {
     double peak;       /* FLOP/s for linear-layer GEMMs in the job's dtype */
@@ -142,13 +157,18 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
     /* Attention core. */
     if (job->flash_attention) {
         double fl = 4.0 * score * d * CAUSAL_FRACTION;
-        attn_f = fl / (h->peak16 * h->attn_eff);
-        attn_b = FLASH_BWD_FACTOR * fl / (h->peak16 * h->attn_eff);
+        double eff = h->attn_eff * s / (s + FLASH_HALF_SEQ);
+        attn_f = fl / (h->peak16 * eff);
+        attn_b = FLASH_BWD_FACTOR * fl / (h->peak16 * eff);
         o->flops_rc += 4.0 * score * d; /* the backward recomputes the scores */
     } else {
-        double sm = (4.0 + (m->dropout ? 5.0 : 0.0)) * score; /* softmax (+dropout) bytes */
-        attn_f = 2.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, sm, m->dropout ? 2 : 1);
-        attn_b = 4.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, 2.0 * sm, m->dropout ? 2 : 1);
+        /* bytes per score element: fused scale-mask-softmax r2 w2, dropout
+         * r2 w2 + 1-byte mask; backward: dropout r2 + mask, w2, softmax r2
+         * grad + r2 probabilities, w2 */
+        double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score;
+        double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
+        attn_f = 2.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, smf, m->dropout ? 2 : 1);
+        attn_b = 4.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, smb, m->dropout ? 2 : 1);
     }
 
     /* Element-wise, forward bytes: two norms (r+w), two residual adds with
@@ -168,7 +188,6 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
         double ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)act, tpn, 1);
         o->tp_f = 2.0 * ar;
         o->tp_b = 2.0 * ar;
-        if (st->sp) o->tp_b += 2.0 * pt_coll_time(c, PT_ALLGATHER, (int64_t)act, tpn, 1);
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds. */
@@ -315,9 +334,16 @@ static void memory(const pt_model *m, const pt_cluster *c, const pt_job *job,
              * half-precision weights and gradients (2 + 2) and the fp32
              * master, m, v (12); plus the layer in use and the one being
              * prefetched, gathered in half precision, and that layer's
-             * unsharded gradient before its reduce-scatter. */
-            w = w / ndp + 2.0 * 2.0 * lay;
-            g = 2.0 * P / ndp + 2.0 * lay;
+             * unsharded gradient before its reduce-scatter (DeepSpeed caps
+             * both with its default bucket sizes). */
+            double live = 2.0 * lay, red = lay;
+            if (job->engine == PT_ENGINE_DEEPSPEED) {
+                /* stage3_max_live_parameters 1e9, reduce_bucket_size 5e8 */
+                if (live > 1e9) live = 1e9;
+                if (red > 5e8) red = 5e8;
+            }
+            w = w / ndp + 2.0 * live;
+            g = 2.0 * P / ndp + 2.0 * red;
         }
         if (st->offload == PT_OFF_OPTIMIZER) o = 0;
         if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
@@ -453,12 +479,16 @@ pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job
                 dp_exposed = eg + ea;
             }
         } else {
-            double ag = pt_coll_time_flat(c, PT_ALLGATHER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
-            double rs = pt_coll_time_flat(c, PT_REDUCESCATTER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
-            double ef = ag - (tf + tpf) * (1.0 - 1.0 / nb);
-            double ebk = ag + rs - (tb + tpb) * (1.0 - 1.0 / nb);
-            if (ef < ag / nb) ef = ag / nb;
-            if (ebk < (ag + rs) / nb) ebk = (ag + rs) / nb;
+            double (*coll)(const pt_cluster *, pt_coll_op, int64_t, int64_t, int64_t) =
+                job->engine == PT_ENGINE_DEEPSPEED ? pt_coll_time_flat : pt_coll_time;
+            double ag = coll(c, PT_ALLGATHER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
+            double rs = coll(c, PT_REDUCESCATTER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
+            double hide = job->engine == PT_ENGINE_DEEPSPEED ? DEEPSPEED_ZERO3_OVERLAP
+                                                             : 1.0 - 1.0 / nb;
+            double ef = ag - (tf + tpf) * hide;
+            double ebk = ag + rs - (tb + tpb) * hide;
+            if (ef < ag * (1.0 - hide)) ef = ag * (1.0 - hide);
+            if (ebk < (ag + rs) * (1.0 - hide)) ebk = (ag + rs) * (1.0 - hide);
             grad_t = rs * nmb;
             ag_t = 2.0 * ag * nmb;
             dp_exposed = (ef + ebk) * nmb;

@@ -75,9 +75,9 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     pt_strategy_format(st, buf, sizeof buf);
     fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", m->name,
             (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
-    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s\n", c->name, (long long)c->devices,
+    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s, %s\n", c->name, (long long)c->devices,
             c->dev.name, (long long)job->seq_len, pt_dtype_name(job->dtype),
-            job->flash_attention ? ", flash attention" : "");
+            job->flash_attention ? ", flash attention" : "", pt_engine_name(job->engine));
     fprintf(f, "strategy   %s\n\n", buf);
     fprintf(f, "step time         %.3f s  (%lld micro-batches per pipeline)\n", T,
             (long long)k->microbatches);

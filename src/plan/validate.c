@@ -6,7 +6,9 @@
  *    positions, tied embeddings, dropout) unless the source is MosaicML's
  *    llm-foundry (MPT: no biases, ALiBi, no dropout);
  *  - precision fp16 when the notes say so, else bf16; flash attention only when
- *    the notes name it (Megatron runs of 2021-22 predate it);
+ *    the notes name it (Megatron runs of 2021-22 predate it); the engine is
+ *    FSDP for llm-foundry, DeepSpeed where the notes name ZeRO (Narayanan
+ *    Table 2's ZeRO-3 rows), else Megatron-LM;
  *  - device from the gpu column, on DGX-style nodes of 8 (NVLink 300 GB/s,
  *    25 GB/s per GPU across nodes: Selene's 8x200 Gb/s HDR, MosaicML's
  *    1600 Gb/s RoCE per node);
@@ -195,6 +197,8 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     job.global_batch = gbs;
     job.dtype = has_ci(notes, "fp16") ? PT_FP16 : PT_BF16;
     job.flash_attention = has_ci(notes, "flashattention") || has_ci(notes, "flash attention");
+    job.engine = mosaic ? PT_ENGINE_FSDP
+                 : has_ci(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED : PT_ENGINE_MEGATRON;
 
     memset(&st, 0, sizeof st);
     st.tp = (int)tp;

@@ -65,6 +65,8 @@ expect "--gpus not a number" '--gpus: "twelve"' \
     "$P" eval llama3-8b --cluster dgx-h100 --gpus twelve $ok
 expect "--dtype fp4" '--dtype: "fp4"' \
     "$P" eval llama3-8b --cluster dgx-h100 --dtype fp4 $ok
+expect "--engine colossal" '--engine: "colossal"' \
+    "$P" eval llama3-8b --cluster dgx-h100 --engine colossal $ok
 expect "unknown option" '"--frobnicate"' \
     "$P" eval llama3-8b --cluster dgx-h100 --frobnicate $ok
 expect "strategy, unknown key" 'strategy:1:6: unknown key "foo"' \
