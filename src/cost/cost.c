@@ -52,7 +52,7 @@
  *
  * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
  */
-#include "partita.h"
+#include "cost/cost.h"
 
 #include <assert.h>
 #include <math.h>
@@ -79,13 +79,6 @@
  * within 10%.  FSDP and Megatron overlap bucket by bucket (1 - 1/buckets). */
 #define DEEPSPEED_ZERO3_OVERLAP 0.6
 
-typedef struct hw {
-    double peak;       /* FLOP/s for linear-layer GEMMs in the job's dtype */
-    double peak16;     /* FLOP/s in bf16/fp16 (attention, logits)          */
-    double gemm_eff, gemm_half, attn_eff;
-    double mem_bw;     /* achieved bytes/s                                  */
-    double kernel_s;
-} hw;
 
 static void hw_init(const pt_device *dev, const pt_job *job, hw *h)
 {
@@ -313,13 +306,13 @@ static double in_flight(const pt_strategy *st, int64_t mb)
     return k < m ? k : m;
 }
 
-static void memory(const pt_model *m, const pt_cluster *c, const pt_job *job,
-                   const pt_strategy *st, int64_t mb, pt_memory *out)
+static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
+                   const pt_cost_prep *pr, int64_t mb, pt_memory *out)
 {
     double ndp = (double)st->dp * st->cp;
     double best_total = -1;
-    double lay = (double)pt_model_layer_params(m) / st->tp;
-    double per_layer = (double)pt_cost_layer_activation_bytes(m, job, st);
+    double lay = pr->layer_params / st->tp;
+    double per_layer = pr->act_layer;
     double layers = (double)m->layers / st->pp;
     for (int which = 0; which < 2; which++) {
         int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
@@ -354,12 +347,7 @@ static void memory(const pt_model *m, const pt_cluster *c, const pt_job *job,
                      (st->schedule == PT_SCHED_1F1B || st->schedule == PT_SCHED_ZBH1)
                  ? 1.0
                  : in_flight(st, mb));
-        if (st->recompute == PT_RC_FULL) {
-            /* the layer being recomputed holds its full activations */
-            pt_strategy full = *st;
-            full.recompute = PT_RC_NONE;
-            a += (double)pt_cost_layer_activation_bytes(m, job, &full);
-        }
+        if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
         if (first) a += T * (double)m->hidden * (m->dropout ? 3.0 : 2.0) / (st->sp ? st->tp : 1);
         if (last) /* final norm output and fp32 logits of the micro-batch in flight */
             a += T * (double)m->hidden * 2.0 / (st->sp ? st->tp : 1) +
@@ -376,43 +364,99 @@ static void memory(const pt_model *m, const pt_cluster *c, const pt_job *job,
             out->total = (int64_t)tot;
         }
     }
-    (void)c;
+}
+
+void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                     const pt_strategy *st, pt_cost_prep *pr)
+{
+    layer_t L;
+    double t = st->tp, sq = (double)job->seq_len / st->cp, T = sq * st->mbs;
+    double hd = (double)m->hidden, V = (double)m->vocab;
+    pt_strategy full = *st;
+
+    memset(pr, 0, sizeof *pr);
+    pr->mbs = st->mbs;
+    pr->tp = st->tp;
+    pr->cp = st->cp;
+    pr->sp = st->sp;
+    pr->recompute = st->recompute;
+    hw_init(&c->dev, job, &pr->h);
+    layer_times(m, c, job, st, &pr->h, &L);
+    pr->lf = L.f;
+    pr->lb = L.b;
+    pr->ltp_f = L.tp_f;
+    pr->ltp_b = L.tp_b;
+    pr->lcp_f = L.cp_f;
+    pr->lcp_b = L.cp_b;
+    pr->flops_f = L.flops_f;
+    pr->flops_rc = L.flops_rc;
+
+    /* First stage: embedding lookup (vocab-parallel: an all-reduce, or a
+     * reduce-scatter with SP) and its gradient scatter-add. */
+    pr->emb_f = ew(&pr->h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0), 2);
+    pr->emb_b = ew(&pr->h, T * hd * 8.0, 2);
+    pr->emb_tp = st->tp > 1 ? pt_coll_time(c, st->sp ? PT_REDUCESCATTER : PT_ALLREDUCE,
+                                           (int64_t)(T * hd * 2.0), st->tp, 1)
+                            : 0.0;
+    /* Last stage: final norm, logits GEMM (bf16) and vocab-parallel cross
+     * entropy over fp32 logits (about 20 bytes per logit forward+backward). */
+    linear(&pr->h, pr->h.peak16, 2.0, T, V / t, hd, &pr->head_f, &pr->head_b);
+    pr->head_f += ew(&pr->h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1), 4);
+    pr->head_b += ew(&pr->h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1), 3);
+
+    pr->layer_params = (double)pt_model_layer_params(m);
+    pr->act_layer = (double)pt_cost_layer_activation_bytes(m, job, st);
+    full.recompute = PT_RC_NONE;
+    pr->act_layer_full = (double)pt_cost_layer_activation_bytes(m, job, &full);
+}
+
+void pt_cost_memory_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                             const pt_strategy *st, const pt_cost_prep *pr, pt_memory *out,
+                             int *fits)
+{
+    int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
+    memory(m, job, st, pr, mb, out);
+    *fits = (double)out->total <= c->dev.memory_GiB * PT_GiB;
 }
 
 pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job,
                        const pt_strategy *st, pt_cost *out)
 {
+    pt_cost_prep pr;
+    pt_cost_prepare(m, c, job, st, &pr);
+    pt_cost_eval_prepared(m, c, job, st, &pr, out);
+    return PT_OK;
+}
+
+void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                           const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out)
+{
     const pt_device *dev = &c->dev;
-    hw h;
-    layer_t L;
+    const hw *hp = &pr->h;
     double layers = (double)m->layers / st->pp;
-    double t = st->tp, sq = (double)job->seq_len / st->cp, T = sq * st->mbs;
+    double t = st->tp;
     double hd = (double)m->hidden, V = (double)m->vocab;
-    double emb_f, emb_b, head_f = 0, head_b = 0, emb_tp, tf, tb, tpf, tpb, cpf, cpb, per_mb;
+    double emb_f = pr->emb_f, emb_b = pr->emb_b, head_f = pr->head_f, head_b = pr->head_b;
+    double emb_tp = pr->emb_tp, tf, tb, tpf, tpb, cpf, cpb, per_mb;
     double p2p, bubble, tw, mbd;
     double ndp = (double)st->dp * st->cp, nmb;
     double Pst, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
     int64_t dp_stride = st->tp, ndp_i = (int64_t)st->dp * st->cp;
+    struct { double f, b, tp_f, tp_b, cp_f, cp_b, flops_f, flops_rc; } L;
 
     assert(st->tp >= 1 && st->pp >= 1 && st->dp >= 1 && st->cp >= 1 && st->mbs >= 1);
+    assert(pr->mbs == st->mbs && pr->tp == st->tp && pr->cp == st->cp && pr->sp == st->sp &&
+           pr->recompute == st->recompute);
     memset(out, 0, sizeof *out);
-    hw_init(dev, job, &h);
-
-    layer_times(m, c, job, st, &h, &L);
-
-    /* First stage: embedding lookup (vocab-parallel: an all-reduce, or a
-     * reduce-scatter with SP) and its gradient scatter-add. */
-    emb_f = ew(&h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0), 2);
-    emb_b = ew(&h, T * hd * 8.0, 2);
-    emb_tp = st->tp > 1 ? pt_coll_time(c, st->sp ? PT_REDUCESCATTER : PT_ALLREDUCE,
-                                       (int64_t)(T * hd * 2.0), st->tp, 1)
-                        : 0.0;
-    /* Last stage: final norm, logits GEMM (bf16) and vocab-parallel cross
-     * entropy over fp32 logits (about 20 bytes per logit forward+backward). */
-    linear(&h, h.peak16, 2.0, T, V / t, hd, &head_f, &head_b);
-    head_f += ew(&h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1), 4);
-    head_b += ew(&h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1), 3);
+    L.f = pr->lf;
+    L.b = pr->lb;
+    L.tp_f = pr->ltp_f;
+    L.tp_b = pr->ltp_b;
+    L.cp_f = pr->lcp_f;
+    L.cp_b = pr->lcp_b;
+    L.flops_f = pr->flops_f;
+    L.flops_rc = pr->flops_rc;
 
     /* The slowest stage sets the pace: compare first and last. */
     {
@@ -432,7 +476,7 @@ pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job
     /* Pipeline point-to-point: b*s*h/t per crossing (scatter/gather or SP). */
     p2p = 0;
     if (st->pp > 1) {
-        double bytes = T * hd * 2.0 / t;
+        double bytes = (double)job->seq_len / st->cp * st->mbs * hd * 2.0 / t;
         double one = pt_p2p_time(c, (int64_t)bytes, st->pp, (int64_t)st->tp * st->cp * st->dp);
         p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * one;
     }
@@ -507,7 +551,7 @@ pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job
             double host = dev->host_bw_GBps * 1e9;
             opt_t = shard * 4.0 / host + shard * 2.0 / host + shard / CPU_ADAM_PARAMS_PER_S;
         } else {
-            opt_t = ew(&h, shard * ADAM_BYTES_PER_PARAM, 4);
+            opt_t = ew(hp, shard * ADAM_BYTES_PER_PARAM, 4);
         }
         if (st->offload == PT_OFF_PARAMS) {
             /* each micro-batch fetches this rank's parameter shard from host
@@ -550,8 +594,7 @@ pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job
         out->mfu = fm / out->step_time_s / n / peak;
         out->hfu = out->hw_flops / out->step_time_s / n / peak;
     }
-    memory(m, c, job, st, mb, &out->mem);
+    memory(m, job, st, pr, mb, &out->mem);
     out->device_memory_bytes = (int64_t)(dev->memory_GiB * PT_GiB);
     out->fits = out->mem.total <= out->device_memory_bytes;
-    return PT_OK;
 }

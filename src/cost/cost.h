@@ -1,0 +1,48 @@
+/*
+ * cost.h -- the cost model's internal interface for the search: what one
+ * strategy costs splits into a part that depends only on (model, cluster,
+ * job, micro-batch, tp, cp, sp, recompute) -- the per-layer times and
+ * activation bytes, prepared once -- and the rest, priced per strategy in a
+ * few hundred nanoseconds (DESIGN.md "Two speeds of evaluation").
+ */
+#ifndef PT_COST_H
+#define PT_COST_H
+
+#include "partita.h"
+
+/* Device rates for one job. */
+typedef struct hw {
+    double peak;       /* FLOP/s for linear-layer GEMMs in the job's dtype */
+    double peak16;     /* FLOP/s in bf16/fp16 (attention, logits)          */
+    double gemm_eff, gemm_half, attn_eff;
+    double mem_bw;     /* achieved bytes/s                                  */
+    double kernel_s;
+} hw;
+
+typedef struct pt_cost_prep {
+    int mbs, tp, cp, sp;            /* the keys it was prepared for          */
+    pt_recompute recompute;
+    hw h;
+    double lf, lb;                  /* one layer, one micro-batch: compute   */
+    double ltp_f, ltp_b;            /* ... tensor-parallel collectives        */
+    double lcp_f, lcp_b;            /* ... exposed ring-attention transfers  */
+    double flops_f, flops_rc;       /* ... model and recompute FLOPs forward */
+    double emb_f, emb_b, emb_tp;    /* first stage extras                    */
+    double head_f, head_b;          /* last stage extras                     */
+    double layer_params;            /* parameters of one layer               */
+    double act_layer;               /* activation bytes of one layer         */
+    double act_layer_full;          /* the same without recompute            */
+} pt_cost_prep;
+
+/* Prepares the (mbs, tp, cp, sp, recompute)-dependent part for st. */
+void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                     const pt_strategy *st, pt_cost_prep *pr);
+/* Prices st with a preparation made for the same mbs, tp, cp, sp, recompute. */
+void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                           const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out);
+/* Memory of the busiest device only (cheap: the search prunes with it). */
+void pt_cost_memory_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                             const pt_strategy *st, const pt_cost_prep *pr, pt_memory *out,
+                             int *fits);
+
+#endif
