@@ -70,9 +70,10 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libpartita.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(BUILD)/libpartita.a -lcmocka $(LDLIBS_ALL)
 
+# The main job on a built-in example: how to train GPT-3 175B on 1024 A100s.
 run: all
-	$(BUILD)/partita eval gpt3-175b --cluster dgx-a100-80g --gpus 1024 \
-	  --global-batch 1536 --seq-len 2048 --dtype fp16 --strategy "tp=8 pp=16 mbs=1 recompute=full"
+	$(BUILD)/partita plan gpt3-175b --cluster dgx-a100-80g --gpus 1024 \
+	  --global-batch 1536 --seq-len 2048 --explain
 
 test: all $(TEST_BIN)
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BIN)

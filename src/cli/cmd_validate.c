@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void short_source(const char *src, char *buf, size_t n)
 {
@@ -37,13 +38,14 @@ static void short_source(const char *src, char *buf, size_t n)
 int cmd_validate(int argc, char **argv)
 {
     const char *path = NULL;
-    int json = 0;
+    int json = 0, plans = 0;
     char *text;
     pt_diag d;
     pt_status st;
     pt_vresult r;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--plans")) plans = 1;
         else if (argv[i][0] == '-') return cli_usage("validate: unknown option \"%s\"", argv[i]);
         else if (!path) path = argv[i];
         else return cli_usage("validate: unexpected argument \"%s\"", argv[i]);
@@ -53,6 +55,53 @@ int cmd_validate(int argc, char **argv)
     st = pt_validate_csv(text, path, NULL, &r, &d);
     free(text);
     if (st != PT_OK) return cli_fail(st, &d);
+    if (plans) {
+        pt_vplan *v;
+        int n, top5 = 0, no_worse = 0;
+        st = pt_validate_plans(&r, 5, (int)sysconf(_SC_NPROCESSORS_ONLN), &v, &n, &d);
+        pt_validate_free(&r);
+        if (st != PT_OK) {
+            free(v);
+            return cli_fail(st, &d);
+        }
+        for (int i = 0; i < n; i++) {
+            top5 += v[i].rank > 0;
+            no_worse += v[i].best_s <= v[i].published_s * (1.0 + 1e-12);
+        }
+        if (json) {
+            json_t *o = json_object(), *rows = json_array();
+            char *out;
+            for (int i = 0; i < n; i++) {
+                json_t *j = json_object();
+                json_object_set_new(j, "line", json_integer(v[i].line));
+                json_object_set_new(j, "model", json_string(v[i].model));
+                json_object_set_new(j, "published", json_string(v[i].published));
+                json_object_set_new(j, "published_step_time_s", json_real(v[i].published_s));
+                json_object_set_new(j, "best", json_string(v[i].best));
+                json_object_set_new(j, "best_step_time_s", json_real(v[i].best_s));
+                json_object_set_new(j, "published_rank", json_integer(v[i].rank));
+                json_array_append_new(rows, j);
+            }
+            json_object_set_new(o, "runs", rows);
+            json_object_set_new(o, "best_no_worse", json_integer(no_worse));
+            json_object_set_new(o, "published_in_top5", json_integer(top5));
+            out = pt_emit_json_text(o);
+            printf("%s\n", out);
+            free(out);
+            json_decref(o);
+        } else {
+            printf("%5s  %-22s %9s %9s %5s  %s\n", "line", "model", "published", "best", "rank",
+                   "best plan");
+            for (int i = 0; i < n; i++)
+                printf("%5d  %-22.22s %8.2fs %8.2fs %5s  %s\n", v[i].line, v[i].model,
+                       v[i].published_s, v[i].best_s,
+                       v[i].rank ? (char[4]){(char)('0' + v[i].rank), 0, 0, 0} : "-", v[i].best);
+            printf("\n%d Megatron runs: the best plan is no slower than the published strategy in %d; "
+                   "the published strategy is in the top 5 in %d\n", n, no_worse, top5);
+        }
+        free(v);
+        return 0;
+    }
     if (json) {
         json_t *o = json_object(), *rows = json_array();
         char *out;

@@ -12,10 +12,15 @@
 
 static const char usage[] =
     "usage: partita COMMAND ...\n"
+    "  plan MODEL [--cluster C] [--gpus N] --global-batch B|LO..HI [--seq-len S]\n"
+    "       [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp] [--top K]\n"
+    "       [--space \"tp=4,8 pp=1..16\"] [--fix STRATEGY] [--threads T] [--json] [--explain]\n"
+    "       [--export megatron|deepspeed|torchtitan] [--out FILE]\n"
     "  eval MODEL --cluster C [--gpus N] --strategy \"tp=8 pp=8 ...\" [--global-batch B]\n"
     "       [--seq-len S] [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp]\n"
     "       [--no-flash-attention] [--json]\n"
-    "  validate CSV [--json]      predicted vs measured for every row of a runs CSV\n"
+    "  validate CSV [--json] [--plans]   predicted vs measured for every row of a runs CSV;\n"
+    "       --plans: the best plan found for each Megatron run against its published strategy\n"
     "  models | devices | clusters   list what is built in\n";
 
 int cli_fail(pt_status st, const pt_diag *d)
@@ -66,6 +71,7 @@ int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "";
     if (!strcmp(cmd, "eval")) return cmd_eval(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plan")) return cmd_plan(argc - 1, argv + 1);
     if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "models")) return cmd_models(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices")) return cmd_devices(argc - 1, argv + 1);

@@ -23,6 +23,7 @@
  * as a percentage of the no-recompute, no-SP layer; layer_fwd_bwd_ms.
  */
 #include "plan/validate.h"
+#include "plan/search.h"
 #include "base/base.h"
 #include "base/csv.h"
 
@@ -217,6 +218,11 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.schedule = vpp > 1 ? PT_SCHED_INTERLEAVED : PT_SCHED_1F1B;
     st.offload = PT_OFF_NONE;
     pt_strategy_format(&st, r->strategy, sizeof r->strategy);
+    r->model_v = m;
+    r->cluster_v = c;
+    r->job_v = job;
+    r->st_v = st;
+    r->engine_run = job.engine == PT_ENGINE_MEGATRON && !mosaic && layers > 1;
 
     if (!strcmp(metric, "layer_fwd_bwd_ms")) {
         double fw, bw;
@@ -401,4 +407,53 @@ void pt_validate_free(pt_vresult *r)
     free(r->rows);
     r->rows = NULL;
     r->n = 0;
+}
+
+pt_status pt_validate_plans(const pt_vresult *r, int top_k, int threads, pt_vplan **out, int *n,
+                            pt_diag *d)
+{
+    pt_vplan *v = calloc((size_t)(r->n ? r->n : 1), sizeof *v);
+    *n = 0;
+    *out = v;
+    if (!v) {
+        pt_diag_set(d, NULL, NULL, NULL, "out of memory");
+        return PT_ENOMEM;
+    }
+    for (int i = 0; i < r->n; i++) {
+        const pt_vrow *w = &r->rows[i];
+        pt_search_opts o;
+        pt_search_result sr;
+        pt_cost pub;
+        pt_vplan *p;
+        pt_status st;
+        if (w->skipped[0] || !w->is_time || !w->engine_run) continue;
+        memset(&o, 0, sizeof o);
+        pt_space_init(&o.space);
+        o.top_k = top_k;
+        o.threads = threads;
+        o.prune = 1;
+        o.gbs_lo = o.gbs_hi = w->st_v.gbs;
+        if ((st = pt_search(&w->model_v, &w->cluster_v, &w->job_v, &o, &sr, d)) != PT_OK) return st;
+        p = &v[(*n)++];
+        p->line = w->line;
+        pt_strlcpy(p->model, w->model, sizeof p->model);
+        pt_strategy_format(&w->st_v, p->published, sizeof p->published);
+        pt_cost_eval(&w->model_v, &w->cluster_v, &w->job_v, &w->st_v, &pub);
+        p->published_s = pub.step_time_s;
+        if (sr.n > 0) {
+            pt_strategy_format(&sr.plans[0].st, p->best, sizeof p->best);
+            p->best_s = sr.plans[0].cost.step_time_s;
+        }
+        for (int k = 0; k < sr.n; k++) {
+            int same = 1;
+            for (int dd = 0; dd < PT_D_COUNT; dd++)
+                if (pt_strategy_dim(&sr.plans[k].st, dd) != pt_strategy_dim(&w->st_v, dd)) same = 0;
+            if (same) {
+                p->rank = k + 1;
+                break;
+            }
+        }
+        pt_search_free(&sr);
+    }
+    return PT_OK;
 }

@@ -22,6 +22,11 @@ typedef struct pt_vrow {
     int fits;             /* the priced strategy fits in device memory   */
     char assumed[120];    /* what the row did not say and was assumed    */
     char skipped[160];    /* why the row was not predicted ("" if it was) */
+    int engine_run;       /* 1 when model..st below describe the run       */
+    pt_model model_v;     /* the run as priced                             */
+    pt_cluster cluster_v;
+    pt_job job_v;
+    pt_strategy st_v;
 } pt_vrow;
 
 typedef struct pt_vresult {
@@ -47,5 +52,20 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
 /* Recomputes the summary over the rows for which keep(row) is true. */
 void pt_validate_summary(pt_vresult *r, int (*keep)(const pt_vrow *row, void *arg), void *arg);
 void pt_validate_free(pt_vresult *r);
+
+/* For a row that is a Megatron-LM run with a step time: the best plan the
+ * search finds for the same model, cluster and job against the published
+ * strategy. */
+typedef struct pt_vplan {
+    int line;
+    char model[48];
+    char published[200], best[200];
+    double published_s, best_s;   /* predicted step times */
+    int rank;                     /* published strategy's place in the top K, 0 if absent */
+} pt_vplan;
+
+/* Searches every qualifying row of r (top_k plans, threads); *out is malloc'd. */
+pt_status pt_validate_plans(const pt_vresult *r, int top_k, int threads, pt_vplan **out, int *n,
+                            pt_diag *d);
 
 #endif

@@ -1,0 +1,348 @@
+/*
+ * cmd_plan.c -- `partita plan`: search every strategy, print the best
+ * (SPEC sections 1 and 5), explain the choice, export it.
+ */
+#include "cli/cli.h"
+#include "base/base.h"
+#include "emit/emit.h"
+#include "emit/export.h"
+#include "plan/search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static double gib(int64_t b) { return (double)b / PT_GiB; }
+
+/* The largest part of a plan's step time, named with the level it runs on. */
+static const char *time_part_name(int k)
+{
+    static const char *const names[] = {"compute", "tp comm", "cp comm", "ep comm", "pp comm",
+                                        "dp comm", "bubble",  "optimizer", "offload"};
+    return names[k];
+}
+
+static double time_part(const pt_times *t, int k)
+{
+    const double v[] = {t->compute, t->tp_comm, t->cp_comm, t->ep_comm, t->pp_comm,
+                        t->dp_comm, t->bubble,  t->optimizer, t->offload};
+    return v[k];
+}
+
+static const char *part_level(const pt_cluster *c, const pt_strategy *st, int k)
+{
+    int lv = -1;
+    if (k == 1) lv = pt_coll_level(c, st->tp, 1);
+    else if (k == 2) lv = pt_coll_level(c, st->cp, st->tp);
+    else if (k == 4) lv = pt_coll_level(c, st->pp, (int64_t)st->tp * st->cp * st->dp);
+    else if (k == 5) lv = pt_coll_level(c, (int64_t)st->dp * st->cp, st->tp);
+    return lv >= 0 ? c->level[lv].name : NULL;
+}
+
+static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                        const pt_search_result *r, int threads)
+{
+    printf("plan       %s on %s: %lld x %s, seq %lld, %s, %s\n", m->name, c->name,
+           (long long)c->devices, c->dev.name, (long long)job->seq_len, pt_dtype_name(job->dtype),
+           pt_engine_name(job->engine));
+    printf("searched   %lld strategies: %lld fit, %lld ruled out by memory before pricing "
+           "(%d thread%s)\n\n", (long long)r->evaluated, (long long)r->fitting, (long long)r->pruned,
+           threads, threads == 1 ? "" : "s");
+    printf("%2s  %-72s %9s %10s %7s %6s %8s  %s\n", "#", "strategy", "step s", "tokens/s", "TFLOP/s",
+           "MFU", "mem GiB", "where the time goes");
+    for (int i = 0; i < r->n; i++) {
+        const pt_plan *p = &r->plans[i];
+        char s[256], parts[160] = "";
+        size_t used = 0;
+        snprintf(s, sizeof s, "tp=%d pp=%d dp=%d cp=%d vpp=%d mbs=%d gbs=%lld sp=%d zero=%d %s %s%s%s",
+                 p->st.tp, p->st.pp, p->st.dp, p->st.cp, p->st.vpp, p->st.mbs, (long long)p->st.gbs,
+                 p->st.sp, p->st.zero, pt_recompute_name(p->st.recompute),
+                 pt_schedule_name(p->st.schedule), p->st.offload ? " offload=" : "",
+                 p->st.offload ? pt_offload_name(p->st.offload) : "");
+        for (int k = 0; k < 9 && used + 20 < sizeof parts; k++) {
+            double v = time_part(&p->cost.time, k);
+            if (v / p->cost.step_time_s >= 0.005)
+                used += (size_t)snprintf(parts + used, sizeof parts - used, "%s%s %.0f%%",
+                                         used ? ", " : "", time_part_name(k),
+                                         100.0 * v / p->cost.step_time_s);
+        }
+        printf("%2d  %-72s %9.3f %10.0f %7.1f %5.1f%% %8.1f  %s\n", i + 1, s, p->cost.step_time_s,
+               p->cost.tokens_per_s, p->cost.model_tflops_per_gpu, 100.0 * p->cost.mfu,
+               gib(p->cost.mem.total), parts);
+    }
+}
+
+static void explain(const pt_cluster *c, const pt_search_opts *so, const pt_search_result *r)
+{
+    const pt_plan *b = &r->plans[0];
+    char s[256];
+    pt_strategy_format(&b->st, s, sizeof s);
+    printf("\nwhy #1 wins\n");
+    printf("  %s: %.3f s per step, %.1f of %.1f GiB.\n", s, b->cost.step_time_s,
+           gib(b->cost.mem.total), gib(b->cost.device_memory_bytes));
+    for (int d = 0; d < PT_D_COUNT; d++) {
+        const pt_plan *a = &r->alt[d];
+        int worst = 0;
+        double dmax = -1e300, loss;
+        char v[32];
+        int64_t bv = pt_strategy_dim(&b->st, d);
+        if (d == PT_D_RECOMPUTE) snprintf(v, sizeof v, "%s", pt_recompute_name((pt_recompute)bv));
+        else if (d == PT_D_SCHEDULE) snprintf(v, sizeof v, "%s", pt_schedule_name((pt_schedule)bv));
+        else if (d == PT_D_OFFLOAD) snprintf(v, sizeof v, "%s", pt_offload_name((pt_offload)bv));
+        else snprintf(v, sizeof v, "%lld", (long long)bv);
+        if (!r->have_alt[d]) {
+            int pinned = (d == PT_D_GBS && so->gbs_lo == so->gbs_hi) ||
+                         (so->space.kind[d] == 1 && so->space.n[d] == 1);
+            printf("  %-9s %s: %s\n", pt_space_dim_name(d), v,
+                   pinned ? "fixed by the question (--global-batch, --fix or --space)"
+                          : "no other value is valid here or fits in memory");
+            continue;
+        }
+        for (int k = 0; k < 9; k++) {
+            /* compare per token so a different global batch compares fairly */
+            double x = time_part(&a->cost.time, k) / (double)a->st.gbs -
+                       time_part(&b->cost.time, k) / (double)b->st.gbs;
+            if (x > dmax) {
+                dmax = x;
+                worst = k;
+            }
+        }
+        loss = b->cost.tokens_per_s / a->cost.tokens_per_s - 1.0;
+        {
+            char av[32];
+            int64_t x = pt_strategy_dim(&a->st, d);
+            const char *lvl = part_level(c, &a->st, worst);
+            if (d == PT_D_RECOMPUTE) snprintf(av, sizeof av, "%s", pt_recompute_name((pt_recompute)x));
+            else if (d == PT_D_SCHEDULE) snprintf(av, sizeof av, "%s", pt_schedule_name((pt_schedule)x));
+            else if (d == PT_D_OFFLOAD) snprintf(av, sizeof av, "%s", pt_offload_name((pt_offload)x));
+            else snprintf(av, sizeof av, "%lld", (long long)x);
+            printf("  %-9s %s, not %s: the best with %s=%s is %.1f%% slower, mostly %s%s%s "
+                   "(%+.3f s per step)\n",
+                   pt_space_dim_name(d), v, av, pt_space_dim_name(d), av, 100.0 * loss,
+                   time_part_name(worst), lvl ? " over " : "", lvl ? lvl : "",
+                   dmax * (double)b->st.gbs);
+        }
+    }
+}
+
+/* Nothing fits: the nearest miss and what single change would make it fit. */
+static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                   const pt_search_result *r)
+{
+    char s[256];
+    const pt_plan *p = &r->miss;
+    static const char *const tries[] = {"recompute=full", "mbs=1", "zero=3", "offload=optimizer",
+                                        "zero=3 offload=params"};
+    double states = (double)pt_model_params(m) * 16.0;
+    double per_dev = c->dev.memory_GiB * PT_GiB * 0.8;
+    int64_t node = c->level[0].size, need;
+    if (!r->have_miss) {
+        fprintf(stderr, "partita: no valid strategy for %s on %lld devices\n", m->name,
+                (long long)c->devices);
+        return;
+    }
+    pt_strategy_format(&p->st, s, sizeof s);
+    fprintf(stderr, "partita: no strategy fits in %.1f GiB per device; the nearest is\n  %s\n"
+            "  needing %.1f GiB (weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f, "
+            "other %.1f)\n", c->dev.memory_GiB, s, gib(p->cost.mem.total), gib(p->cost.mem.weights),
+            gib(p->cost.mem.gradients), gib(p->cost.mem.optimizer), gib(p->cost.mem.activations),
+            gib(p->cost.mem.other));
+    for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
+        pt_strategy st = p->st;
+        pt_cost k;
+        pt_diag d;
+        unsigned set;
+        pt_strategy t;
+        if (pt_strategy_parse(tries[i], &t, &set, &d) != PT_OK) continue;
+        if (set & PT_K_RECOMPUTE) st.recompute = t.recompute;
+        if (set & PT_K_MBS) st.mbs = t.mbs;
+        if (set & PT_K_ZERO) st.zero = t.zero;
+        if (set & PT_K_OFFLOAD) st.offload = t.offload;
+        if (st.offload == PT_OFF_OPTIMIZER && st.zero < 1) st.zero = 1;
+        if (pt_strategy_check(&st, m, c, job, &d) != PT_OK) continue;
+        pt_cost_eval(m, c, job, &st, &k);
+        fprintf(stderr, "  with %-22s %6.1f GiB%s\n", tries[i], gib(k.mem.total),
+                k.fits ? "  (fits, outside the space searched)" : "");
+    }
+    need = (int64_t)(states / per_dev) + 1;
+    need = (need + node - 1) / node * node;
+    if (need > c->devices)
+        fprintf(stderr, "  the model's weights, gradients and Adam states alone (16 B per parameter, "
+                "%.0f GiB) need about %lld devices fully sharded\n", states / PT_GiB, (long long)need);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    cli_job o;
+    pt_model m;
+    pt_cluster c;
+    pt_diag d;
+    pt_status s;
+    pt_search_opts so;
+    pt_search_result r;
+    const char *gb = NULL, *space = NULL, *fix = NULL, *export_fmt = NULL, *out = NULL;
+    const char *objective = "step";
+    int64_t top = 5, threads = 0;
+    int explain_f = 0, rc, engine_set = 0;
+    memset(&o, 0, sizeof o);
+    o.job.dtype = PT_BF16;
+    o.job.flash_attention = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        static const char *const with_value[] = {"--cluster", "--gpus", "--global-batch", "--seq-len",
+                                                 "--dtype", "--engine", "--objective", "--top",
+                                                 "--space", "--fix", "--threads", "--export", "--out",
+                                                 NULL};
+        int takes = 0;
+        for (int k = 0; with_value[k]; k++)
+            if (!strcmp(a, with_value[k])) takes = 1;
+        if (takes && !v) return cli_usage("%s needs a value", a);
+        if (!strcmp(a, "--cluster")) o.cluster = v;
+        else if (!strcmp(a, "--gpus")) { if (cli_int(a, v, 1, &o.gpus)) return 2; }
+        else if (!strcmp(a, "--global-batch")) gb = v;
+        else if (!strcmp(a, "--seq-len")) { if (cli_int(a, v, 1, &o.job.seq_len)) return 2; }
+        else if (!strcmp(a, "--dtype")) {
+            if (!strcmp(v, "bf16")) o.job.dtype = PT_BF16;
+            else if (!strcmp(v, "fp16")) o.job.dtype = PT_FP16;
+            else if (!strcmp(v, "fp8")) o.job.dtype = PT_FP8;
+            else return cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
+        } else if (!strcmp(a, "--engine")) {
+            engine_set = 1;
+            if (!strcmp(v, "megatron")) o.job.engine = PT_ENGINE_MEGATRON;
+            else if (!strcmp(v, "deepspeed")) o.job.engine = PT_ENGINE_DEEPSPEED;
+            else if (!strcmp(v, "fsdp") || !strcmp(v, "torchtitan")) o.job.engine = PT_ENGINE_FSDP;
+            else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
+        } else if (!strcmp(a, "--objective")) objective = v;
+        else if (!strcmp(a, "--top")) { if (cli_int(a, v, 1, &top)) return 2; }
+        else if (!strcmp(a, "--threads")) { if (cli_int(a, v, 1, &threads)) return 2; }
+        else if (!strcmp(a, "--space")) space = v;
+        else if (!strcmp(a, "--fix")) fix = v;
+        else if (!strcmp(a, "--export")) export_fmt = v;
+        else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--json")) { o.json = 1; continue; }
+        else if (!strcmp(a, "--explain")) { explain_f = 1; continue; }
+        else if (!strcmp(a, "--no-flash-attention")) { o.job.flash_attention = 0; continue; }
+        else if (a[0] == '-') return cli_usage("plan: unknown option \"%s\"", a);
+        else if (!o.model) { o.model = a; continue; }
+        else return cli_usage("plan: unexpected argument \"%s\"", a);
+        i++;
+    }
+    if (!o.model) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
+    if (!o.cluster) o.cluster = "dgx-h100";
+    if (strcmp(objective, "step"))
+        return cli_usage("--objective: \"%s\" is not supported yet (this build ranks by step time: "
+                         "--objective step)", objective);
+    if (!gb) return cli_usage("plan: give --global-batch B (or a range LO..HI)");
+    memset(&so, 0, sizeof so);
+    pt_space_init(&so.space);
+    {
+        const char *dots = strstr(gb, "..");
+        char lo[32];
+        if (dots) {
+            pt_strlcpy(lo, gb, (size_t)(dots - gb) + 1 < sizeof lo ? (size_t)(dots - gb) + 1 : sizeof lo);
+            if (cli_int("--global-batch", lo, 1, &so.gbs_lo) ||
+                cli_int("--global-batch", dots + 2, so.gbs_lo, &so.gbs_hi))
+                return 2;
+        } else {
+            if (cli_int("--global-batch", gb, 1, &so.gbs_lo)) return 2;
+            so.gbs_hi = so.gbs_lo;
+        }
+    }
+    if ((rc = cli_load(&o, &m, &c)) != 0) return rc;
+    if (space && (s = pt_space_parse(space, "--space", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
+    if (fix) {
+        pt_strategy f;
+        unsigned set;
+        char buf[64];
+        static const unsigned bits[PT_D_COUNT] = {PT_K_TP, PT_K_PP, PT_K_DP, PT_K_CP, PT_K_VPP,
+                                                  PT_K_MBS, PT_K_GBS, PT_K_SP, PT_K_ZERO,
+                                                  PT_K_RECOMPUTE, PT_K_SCHEDULE, PT_K_OFFLOAD};
+        if ((s = pt_strategy_parse(fix, &f, &set, &d)) != PT_OK) {
+            pt_strlcpy(d.file, "--fix", sizeof d.file);
+            return cli_fail(s, &d);
+        }
+        if ((set & PT_K_EP && f.ep != 1) || (set & PT_K_ETP))
+            return cli_usage("--fix: ep and etp apply to mixture-of-experts models only");
+        for (int k = 0; k < PT_D_COUNT; k++)
+            if (set & bits[k]) {
+                snprintf(buf, sizeof buf, "%s=%lld", pt_space_dim_name(k), (long long)pt_strategy_dim(&f, k));
+                if ((s = pt_space_parse(buf, "--fix", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
+            }
+        if (set & PT_K_VPP && f.vpp > 1 && !(set & PT_K_SCHEDULE)) {
+            /* vpp>1 means an interleaved or V-shaped schedule; leave it to the search */
+        }
+    }
+    if (export_fmt) {
+        /* search only what the engine can run (unless the user narrowed it
+         * already), and price it as that engine runs it */
+        pt_export_fmt fmt;
+        static const char *const narrow[] = {
+            "schedule=1f1b,interleaved zero=0,1 offload=none,optimizer",           /* megatron */
+            "cp=1 sp=0 vpp=1 schedule=1f1b recompute=none,full",                   /* deepspeed */
+            "zero=0,3 schedule=gpipe,1f1b,interleaved,zb-v,dualpipe"};               /* torchtitan */
+        static const pt_engine engine[] = {PT_ENGINE_MEGATRON, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP};
+        pt_space eng;
+        if (!pt_export_parse_fmt(export_fmt, &fmt))
+            return cli_usage("--export: \"%s\" is not megatron, deepspeed or torchtitan", export_fmt);
+        pt_space_init(&eng);
+        if ((s = pt_space_parse(narrow[fmt], "--export", &eng, &d)) != PT_OK) return cli_fail(s, &d);
+        for (int k = 0; k < PT_D_COUNT; k++)
+            if (so.space.kind[k] == 0 && eng.kind[k] != 0) {
+                so.space.kind[k] = eng.kind[k];
+                so.space.n[k] = eng.n[k];
+                memcpy(so.space.v[k], eng.v[k], sizeof eng.v[k]);
+            }
+        if (!engine_set) o.job.engine = engine[fmt];
+    }
+    so.top_k = (int)top;
+    so.threads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (so.threads < 1) so.threads = 1;
+    so.prune = 1;
+    o.job.global_batch = so.gbs_lo;
+    if ((s = pt_search(&m, &c, &o.job, &so, &r, &d)) != PT_OK) return cli_fail(s, &d);
+    if (r.n == 0) {
+        no_fit(&m, &c, &o.job, &r);
+        pt_search_free(&r);
+        return 1;
+    }
+    if (export_fmt) {
+        pt_export_fmt fmt;
+        char *text = NULL;
+        pt_export_parse_fmt(export_fmt, &fmt);
+        s = pt_emit_export(fmt, &m, &c, &o.job, &r.plans[0].st, &text, &d);
+        pt_search_free(&r);
+        if (s != PT_OK) return cli_fail(s, &d);
+        if (out) s = pt_write_file_atomic(out, text, strlen(text), &d);
+        else fputs(text, stdout);
+        free(text);
+        return s == PT_OK ? 0 : cli_fail(s, &d);
+    }
+    if (o.json) {
+        json_t *j = json_object(), *plans = json_array();
+        char *text;
+        json_object_set_new(j, "model", json_string(m.name));
+        json_object_set_new(j, "cluster", json_string(c.name));
+        json_object_set_new(j, "devices", json_integer(c.devices));
+        json_object_set_new(j, "seq_len", json_integer(o.job.seq_len));
+        json_object_set_new(j, "dtype", json_string(pt_dtype_name(o.job.dtype)));
+        json_object_set_new(j, "engine", json_string(pt_engine_name(o.job.engine)));
+        json_object_set_new(j, "candidates_evaluated", json_integer(r.evaluated));
+        json_object_set_new(j, "candidates_priced", json_integer(r.priced));
+        json_object_set_new(j, "candidates_pruned_by_memory", json_integer(r.pruned));
+        json_object_set_new(j, "candidates_fitting", json_integer(r.fitting));
+        json_object_set_new(j, "search_seconds", json_real(r.seconds));
+        for (int i = 0; i < r.n; i++)
+            json_array_append_new(plans, pt_emit_plan_json(&r.plans[i].st, &r.plans[i].cost));
+        json_object_set_new(j, "plans", plans);
+        text = pt_emit_json_text(j);
+        printf("%s\n", text);
+        free(text);
+        json_decref(j);
+    } else {
+        print_table(&m, &c, &o.job, &r, so.threads);
+        if (explain_f) explain(&c, &so, &r);
+    }
+    pt_search_free(&r);
+    return 0;
+}

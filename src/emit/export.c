@@ -1,0 +1,629 @@
+/*
+ * export.c -- a checked strategy as the launch configuration of a real engine
+ * (SPEC section 1, `--export`): Megatron-LM pretrain_gpt.py arguments, a
+ * DeepSpeed JSON config, a torchtitan job config in the legacy TOML form.
+ *
+ * What it does: maps each strategy key onto the engine's own knob, re-checks
+ * the engine's divisibility rules on the numbers it writes, and refuses
+ * (PT_EINPUT, d->field = the strategy key, d->value = its value) a plan the
+ * engine cannot run, saying why and where to go instead.
+ * What it does not: price anything, choose a strategy, or write what the
+ * strategy does not decide (data paths, tokenizer, learning rate, the
+ * launcher line).  Output is deterministic, integers are printed exactly,
+ * lines carry no trailing spaces and the text ends with a newline.
+ *
+ * Sources: ../shared/reference/engines-and-formats.md sections a-c.
+ *
+ * Megatron-LM (section a): flag names as generated today ("--" + field name);
+ *   there is no --virtual-pipeline-model-parallel-size, so VPP is written as
+ *   --num-layers-per-virtual-pipeline-stage layers/(pp*vpp).  validate_args:
+ *   world % (tp*pp*cp) == 0, layers % pp == 0, (layers/pp) % per_vstage == 0,
+ *   gbs % (mbs*dp) == 0; --optimizer-cpu-offload asserts
+ *   --use-precision-aware-optimizer.  The distributed optimizer is ZeRO-1
+ *   style (the gradient buffer stays whole), so zero=2/3 and offload=params
+ *   are refused; Megatron runs 1F1B or interleaved 1F1B only.
+ * DeepSpeed (section b): train_batch_size == micro * gas * dp, where dp is
+ *   the data-parallel size (world / tp with AutoTP).  The pipeline engine
+ *   supports ZeRO-1 only and runs its own 1F1B schedule.  AutoTP training
+ *   (tensor_parallel.autotp_size) combines with ZeRO stages 0-2, not 3
+ *   (DeepSpeed's AutoTP training tutorial).  In real DeepSpeed the pipeline
+ *   degree is set in code, PipelineModule(num_stages=pp); the JSON cannot
+ *   carry a comment, so the config only mirrors it in its "pipeline" section
+ *   ({"stages": pp, "partition": "parameters"}) and adds nothing else.
+ *   Context parallelism, Megatron-style sequence parallelism and selective
+ *   recompute have no config key and are refused.
+ * torchtitan (section c, legacy TOML of job_config.py): FSDP2 is the only
+ *   sharding, so zero=3 -> data_parallel_shard_degree = dp, zero=0 -> pure
+ *   DDP (replicate = dp); zero=1/2 are refused.  Its TP always shards the
+ *   sequence around norms, so sp=0 with tp>1 is refused.
+ *   replicate * shard * cp * tp * pp must equal the world size.  Pipeline
+ *   (torchtitan/distributed/pipeline_parallel.py): the number of stages is
+ *   ceil((layers + first_less + last_less) / layers_per_stage) and the
+ *   micro-batches are local_batch_size / pipeline_parallel_microbatch_size,
+ *   so with pp > 1 the config writes first/last_stage_less_layers = 0 (the
+ *   stage count is then exactly pp*vpp) and local_batch_size = gbs/dp (all
+ *   of a step's micro-batches go through one pipeline pass, as priced);
+ *   V-shaped schedules (ZBVZeroBubble, DualPipeV) hold two stages per rank.
+ *   FSDP's "default" reshard policy keeps parameters gathered between
+ *   forward and backward under PP; zero=3 is priced as re-gathering them, so
+ *   with pp > 1 the config writes fsdp_reshard_after_forward = "always".
+ *   [model] names a registered model and flavor (llama3 8B/70B/405B); a
+ *   shape torchtitan has no flavor for is refused rather than left to the
+ *   "debugmodel" default.
+ */
+#include "emit/export.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/base.h"
+
+int pt_export_parse_fmt(const char *name, pt_export_fmt *out)
+{
+    static const struct {
+        const char *name;
+        pt_export_fmt fmt;
+    } fmts[] = {{"megatron", PT_EXPORT_MEGATRON},
+                {"deepspeed", PT_EXPORT_DEEPSPEED},
+                {"torchtitan", PT_EXPORT_TORCHTITAN}};
+    if (!name) return 0;
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        if (strcmp(name, fmts[i].name) == 0) {
+            if (out) *out = fmts[i].fmt;
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- refusals ----------------------------------------------------------- */
+
+static pt_status refuse(pt_diag *d, const char *key, const char *value, const char *fmt, ...)
+    PT_PRINTF(4, 5);
+
+static pt_status refuse(pt_diag *d, const char *key, const char *value, const char *fmt, ...)
+{
+    char msg[sizeof d->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return pt_diag_set(d, NULL, key, value, "%s", msg);
+}
+
+/* An integer as text for d->value (buf must hold 24 bytes). */
+static const char *itoa64(char *buf, size_t n, int64_t v)
+{
+    snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}
+
+/* ---- a growing text buffer ------------------------------------------------ */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom; /* an allocation failed; p is freed at the end */
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) PT_PRINTF(2, 3);
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (b->oom) return;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 1024;
+        char *np;
+        while (b->len + (size_t)n + 1 > ncap) ncap *= 2;
+        np = realloc(b->p, ncap);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Hands the text to *out (PT_OK) or frees it (PT_ENOMEM). */
+static pt_status sb_finish(sbuf *b, char **out, pt_diag *d)
+{
+    if (b->oom || !b->p) {
+        free(b->p);
+        pt_diag_set(d, NULL, NULL, NULL, "out of memory while writing the export");
+        return PT_ENOMEM;
+    }
+    *out = b->p;
+    return PT_OK;
+}
+
+/* ---- Megatron-LM ------------------------------------------------------------ */
+
+/* One argument (a flag and its value, if any) per line, joined by " \\\n  ". */
+static void meg_arg(sbuf *b, const char *fmt, ...) PT_PRINTF(2, 3);
+
+static void meg_arg(sbuf *b, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    sb_printf(b, "%s%s", b->len ? " \\\n  " : "", line);
+}
+
+static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                                 const pt_strategy *st, char **out, pt_diag *d)
+{
+    char v[24];
+    sbuf b = {0};
+    int64_t model_ranks = (int64_t)st->tp * st->pp * st->cp;
+    int64_t per_vstage = 0, max_pos;
+
+    /* What Megatron cannot express. */
+    if (st->zero == 2)
+        return refuse(d, "zero", "2",
+                      "megatron cannot express zero=2: its distributed optimizer shards the "
+                      "optimizer states only (ZeRO-1; the gradient buffer stays whole); use zero=1, "
+                      "or export to deepspeed");
+    if (st->zero == 3)
+        return refuse(d, "zero", "3",
+                      "megatron cannot express zero=3: its distributed optimizer shards optimizer "
+                      "states and gradients only (ZeRO-1), never the parameters; export to "
+                      "deepspeed or torchtitan");
+    if (st->offload == PT_OFF_PARAMS)
+        return refuse(d, "offload", "params",
+                      "megatron cannot express offload=params: it offloads optimizer states only "
+                      "(--optimizer-cpu-offload); export to deepspeed (ZeRO-3 offload_param) or "
+                      "torchtitan (FSDP CPU offload)");
+    if (st->pp > 1 && st->schedule != PT_SCHED_1F1B && st->schedule != PT_SCHED_INTERLEAVED)
+        return refuse(d, "schedule", pt_schedule_name(st->schedule),
+                      "megatron cannot express schedule=%s: it runs 1F1B, or interleaved 1F1B with "
+                      "vpp > 1; use schedule=1f1b or schedule=interleaved",
+                      pt_schedule_name(st->schedule));
+    if (m->gated_mlp && m->act != PT_ACT_SILU)
+        return refuse(d, "model", m->name,
+                      "megatron cannot express %s's gated MLP with a %s activation from the command "
+                      "line (only --swiglu)", m->name, m->act == PT_ACT_GELU ? "GELU" : "squared-ReLU");
+    if (!m->gated_mlp && m->act == PT_ACT_SILU)
+        return refuse(d, "model", m->name,
+                      "megatron cannot express %s's ungated SiLU MLP from the command line "
+                      "(--swiglu is gated)", m->name);
+
+    /* validate_args on what is written. */
+    if (c->devices % model_ranks != 0 || c->devices / model_ranks != st->dp)
+        return refuse(d, "dp", itoa64(v, sizeof v, st->dp),
+                      "megatron: world size %lld is not tp*pp*cp*dp = %d*%d*%d*%d "
+                      "(validate_args: data_parallel_size = world // (tp*pp*cp))",
+                      (long long)c->devices, st->tp, st->pp, st->cp, st->dp);
+    if (m->layers % st->pp != 0)
+        return refuse(d, "pp", itoa64(v, sizeof v, st->pp),
+                      "megatron: num_layers=%lld is not divisible by pp=%d", (long long)m->layers,
+                      st->pp);
+    if (st->vpp > 1) {
+        if (st->schedule != PT_SCHED_INTERLEAVED)
+            return refuse(d, "schedule", pt_schedule_name(st->schedule),
+                          "megatron runs vpp=%d only with the interleaved schedule, not %s", st->vpp,
+                          pt_schedule_name(st->schedule));
+        if ((m->layers / st->pp) % st->vpp != 0)
+            return refuse(d, "vpp", itoa64(v, sizeof v, st->vpp),
+                          "megatron: layers per pipeline rank (%lld) are not divisible by vpp=%d",
+                          (long long)(m->layers / st->pp), st->vpp);
+        per_vstage = m->layers / ((int64_t)st->pp * st->vpp);
+        assert((m->layers / st->pp) % per_vstage == 0);
+        assert((m->layers / st->pp) / per_vstage == st->vpp);
+    }
+    if (st->gbs % ((int64_t)st->mbs * st->dp) != 0)
+        return refuse(d, "gbs", itoa64(v, sizeof v, st->gbs),
+                      "megatron: gbs=%lld is not a multiple of mbs*dp = %d*%d", (long long)st->gbs,
+                      st->mbs, st->dp);
+    if (st->cp > 1 && job->seq_len % (2 * (int64_t)st->cp) != 0)
+        return refuse(d, "cp", itoa64(v, sizeof v, st->cp),
+                      "megatron: seq_length=%lld is not a multiple of 2*cp=%d",
+                      (long long)job->seq_len, 2 * st->cp);
+    if (m->learned_pos && job->seq_len > m->max_seq)
+        return refuse(d, "seq_len", itoa64(v, sizeof v, job->seq_len),
+                      "megatron: seq_length=%lld exceeds %s's %lld learned position embeddings",
+                      (long long)job->seq_len, m->name, (long long)m->max_seq);
+    max_pos = m->max_seq > job->seq_len ? m->max_seq : job->seq_len;
+
+    /* Model shape and family. */
+    meg_arg(&b, "--num-layers %lld", (long long)m->layers);
+    meg_arg(&b, "--hidden-size %lld", (long long)m->hidden);
+    meg_arg(&b, "--ffn-hidden-size %lld", (long long)m->ffn);
+    meg_arg(&b, "--num-attention-heads %lld", (long long)m->heads);
+    if (m->kv_heads < m->heads) {
+        meg_arg(&b, "--group-query-attention");
+        meg_arg(&b, "--num-query-groups %lld", (long long)m->kv_heads);
+    }
+    if (m->head_dim * m->heads != m->hidden) meg_arg(&b, "--kv-channels %lld", (long long)m->head_dim);
+    meg_arg(&b, "--seq-length %lld", (long long)job->seq_len);
+    meg_arg(&b, "--max-position-embeddings %lld", (long long)max_pos);
+    meg_arg(&b, "--position-embedding-type %s", m->learned_pos ? "learned_absolute" : "rope");
+    if (m->gated_mlp) meg_arg(&b, "--swiglu");
+    if (m->act == PT_ACT_RELU2) meg_arg(&b, "--squared-relu");
+    if (!m->norm_bias) meg_arg(&b, "--normalization RMSNorm");
+    if (!m->linear_bias) {
+        meg_arg(&b, "--disable-bias-linear");
+        if (m->qkv_bias) meg_arg(&b, "--add-qkv-bias");
+    }
+    if (!m->tied_embeddings) meg_arg(&b, "--untie-embeddings-and-output-weights");
+    if (!m->dropout) { /* Megatron's defaults are 0.1 */
+        meg_arg(&b, "--attention-dropout 0.0");
+        meg_arg(&b, "--hidden-dropout 0.0");
+    }
+    meg_arg(&b, "--vocab-size %lld", (long long)m->vocab);
+
+    /* Batch and parallelism. */
+    meg_arg(&b, "--micro-batch-size %d", st->mbs);
+    meg_arg(&b, "--global-batch-size %lld", (long long)st->gbs);
+    meg_arg(&b, "--tensor-model-parallel-size %d", st->tp);
+    meg_arg(&b, "--pipeline-model-parallel-size %d", st->pp);
+    if (st->cp > 1) meg_arg(&b, "--context-parallel-size %d", st->cp);
+    if (st->vpp > 1) meg_arg(&b, "--num-layers-per-virtual-pipeline-stage %lld", (long long)per_vstage);
+    if (st->sp && st->tp > 1) meg_arg(&b, "--sequence-parallel");
+    if (st->zero >= 1) meg_arg(&b, "--use-distributed-optimizer");
+    meg_arg(&b, "--overlap-grad-reduce");
+    if (st->zero >= 1) meg_arg(&b, "--overlap-param-gather");
+    if (st->offload == PT_OFF_OPTIMIZER) {
+        assert(st->zero >= 1); /* pt_strategy_check: offload=optimizer needs zero>=1 */
+        meg_arg(&b, "--optimizer-cpu-offload");
+        meg_arg(&b, "--use-precision-aware-optimizer");
+    }
+    if (st->recompute == PT_RC_FULL) {
+        meg_arg(&b, "--recompute-granularity full");
+        meg_arg(&b, "--recompute-method uniform");
+        meg_arg(&b, "--recompute-num-layers 1");
+    } else if (st->recompute == PT_RC_SELECTIVE) {
+        meg_arg(&b, "--recompute-granularity selective");
+    }
+    switch (job->dtype) {
+    case PT_FP16: meg_arg(&b, "--fp16"); break;
+    case PT_FP8:
+        meg_arg(&b, "--bf16");
+        meg_arg(&b, "--fp8-format hybrid");
+        break;
+    default: meg_arg(&b, "--bf16"); break;
+    }
+    sb_printf(&b, "\n");
+    return sb_finish(&b, out, d);
+}
+
+/* ---- DeepSpeed ------------------------------------------------------------------ */
+
+static json_t *ds_offload(void)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "device", json_string("cpu"));
+    json_object_set_new(o, "pin_memory", json_true());
+    return o;
+}
+
+static pt_status export_deepspeed(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                                  const pt_strategy *st, char **out, pt_diag *d)
+{
+    char v[24];
+    json_t *root, *z, *prec;
+    char *text;
+    int64_t dp = st->dp, gas;
+    sbuf b = {0};
+    (void)m;
+
+    if (st->cp > 1)
+        return refuse(d, "cp", itoa64(v, sizeof v, st->cp),
+                      "deepspeed cannot express cp=%d: its config has no context-parallel key "
+                      "(Ulysses sequence parallelism is set up in code); export to megatron or "
+                      "torchtitan", st->cp);
+    if (st->sp && st->tp > 1)
+        return refuse(d, "sp", "1",
+                      "deepspeed cannot express sp=1: AutoTP does not shard the sequence around "
+                      "norms and dropout; use sp=0, or export to megatron or torchtitan");
+    if (st->vpp > 1)
+        return refuse(d, "vpp", itoa64(v, sizeof v, st->vpp),
+                      "deepspeed cannot express vpp=%d: its pipeline engine holds one stage per "
+                      "rank; use vpp=1, or export to megatron or torchtitan", st->vpp);
+    if (st->pp > 1 && st->schedule != PT_SCHED_1F1B)
+        return refuse(d, "schedule", pt_schedule_name(st->schedule),
+                      "deepspeed cannot express schedule=%s: its pipeline engine runs 1F1B "
+                      "(TrainSchedule) only; use schedule=1f1b, or export to torchtitan",
+                      pt_schedule_name(st->schedule));
+    if (st->recompute == PT_RC_SELECTIVE)
+        return refuse(d, "recompute", "selective",
+                      "deepspeed cannot express recompute=selective: its activation checkpointing "
+                      "recomputes whole layers; use recompute=full or none, or export to megatron "
+                      "or torchtitan");
+    if (st->pp > 1 && st->zero >= 2)
+        return refuse(d, "zero", itoa64(v, sizeof v, st->zero),
+                      "deepspeed cannot express zero=%d with pp=%d: its pipeline engine supports "
+                      "ZeRO-1 only; use zero=1 (or 0), or export to torchtitan", st->zero, st->pp);
+    if (st->tp > 1 && st->zero == 3)
+        return refuse(d, "zero", "3",
+                      "deepspeed cannot express zero=3 with tp=%d: AutoTP training combines with "
+                      "ZeRO stages 0-2 only; use zero=1 or 2, tp=1, or export to torchtitan", st->tp);
+    if (job->dtype == PT_FP8)
+        return refuse(d, "dtype", "fp8",
+                      "deepspeed cannot express fp8 in its config (FP8 needs Transformer Engine "
+                      "layers in the model code); use bf16, or export to megatron");
+
+    /* train_batch == micro * gas * dp, dp the data-parallel size (world / (tp*pp)). */
+    if (c->devices != (int64_t)st->tp * st->pp * dp)
+        return refuse(d, "dp", itoa64(v, sizeof v, dp),
+                      "deepspeed: world size %lld is not tp*pp*dp = %d*%d*%lld",
+                      (long long)c->devices, st->tp, st->pp, (long long)dp);
+    if (st->gbs % ((int64_t)st->mbs * dp) != 0)
+        return refuse(d, "gbs", itoa64(v, sizeof v, st->gbs),
+                      "deepspeed: train_batch_size=%lld is not a multiple of "
+                      "train_micro_batch_size_per_gpu * dp = %d*%lld", (long long)st->gbs,
+                      st->mbs, (long long)dp);
+    gas = st->gbs / ((int64_t)st->mbs * dp);
+    assert(st->gbs == (int64_t)st->mbs * gas * dp);
+
+    root = json_object();
+    json_object_set_new(root, "train_batch_size", json_integer(st->gbs));
+    json_object_set_new(root, "train_micro_batch_size_per_gpu", json_integer(st->mbs));
+    json_object_set_new(root, "gradient_accumulation_steps", json_integer(gas));
+    prec = json_object();
+    json_object_set_new(prec, "enabled", json_true());
+    if (job->dtype == PT_FP16) {
+        json_object_set_new(prec, "loss_scale", json_integer(0));
+        json_object_set_new(prec, "initial_scale_power", json_integer(16));
+        json_object_set_new(prec, "loss_scale_window", json_integer(1000));
+        json_object_set_new(prec, "hysteresis", json_integer(2));
+        json_object_set_new(prec, "min_loss_scale", json_integer(1));
+        json_object_set_new(root, "fp16", prec);
+    } else {
+        json_object_set_new(root, "bf16", prec);
+    }
+    z = json_object();
+    json_object_set_new(z, "stage", json_integer(st->zero));
+    if (st->zero >= 1) {
+        json_object_set_new(z, "overlap_comm", json_true());
+        json_object_set_new(z, "contiguous_gradients", json_true());
+        json_object_set_new(z, "reduce_bucket_size", json_integer(500000000));
+        if (st->zero <= 2)
+            json_object_set_new(z, "allgather_bucket_size", json_integer(500000000));
+        else
+            json_object_set_new(z, "stage3_prefetch_bucket_size", json_integer(50000000));
+    }
+    if (st->offload == PT_OFF_OPTIMIZER) {
+        assert(st->zero >= 1); /* CPU optimizer offload: ZeRO stages 1, 2, 3 */
+        json_object_set_new(z, "offload_optimizer", ds_offload());
+    } else if (st->offload == PT_OFF_PARAMS) {
+        assert(st->zero == 3); /* offload_param: ZeRO-3 only */
+        json_object_set_new(z, "offload_param", ds_offload());
+    }
+    json_object_set_new(root, "zero_optimization", z);
+    if (st->recompute == PT_RC_FULL) {
+        json_t *ac = json_object();
+        json_object_set_new(ac, "partition_activations", json_boolean(st->tp > 1));
+        json_object_set_new(ac, "contiguous_memory_optimization", json_false());
+        json_object_set_new(ac, "cpu_checkpointing", json_false());
+        json_object_set_new(root, "activation_checkpointing", ac);
+    }
+    json_object_set_new(root, "gradient_clipping", json_real(1.0));
+    if (st->tp > 1) {
+        json_t *tp = json_object();
+        json_object_set_new(tp, "autotp_size", json_integer(st->tp));
+        json_object_set_new(root, "tensor_parallel", tp);
+    }
+    if (st->pp > 1) {
+        json_t *pipe = json_object();
+        json_object_set_new(pipe, "stages", json_integer(st->pp));
+        json_object_set_new(pipe, "partition", json_string("parameters"));
+        json_object_set_new(root, "pipeline", pipe);
+    }
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text) {
+        pt_diag_set(d, NULL, NULL, NULL, "out of memory while writing the export");
+        return PT_ENOMEM;
+    }
+    sb_printf(&b, "%s\n", text);
+    free(text);
+    return sb_finish(&b, out, d);
+}
+
+/* ---- torchtitan ---------------------------------------------------------------- */
+
+/* A TOML basic string (quotes, backslashes and control characters escaped). */
+static void toml_str(sbuf *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            sb_printf(b, "\\%c", ch);
+        else if (ch < 0x20 || ch == 0x7f)
+            sb_printf(b, "\\u%04x", ch);
+        else
+            sb_printf(b, "%c", ch);
+    }
+    sb_printf(b, "\"");
+}
+
+/* torchtitan's registered llama3 flavors (torchtitan/models/llama3/__init__.py):
+ * dim, n_layers, n_heads, n_kv_heads; FFN from compute_ffn_hidden_dim; vocab
+ * from the Llama 3 tokenizer. */
+static const struct {
+    const char *flavor;
+    int64_t hidden, layers, heads, kv_heads, ffn, vocab;
+} titan_flavors[] = {
+    {"8B", 4096, 32, 32, 8, 14336, 128256},
+    {"70B", 8192, 80, 64, 8, 28672, 128256},
+    {"405B", 16384, 126, 128, 8, 53248, 128256},
+};
+
+static const char *titan_flavor(const pt_model *m)
+{
+    if (strcmp(m->family, "llama") != 0 || !m->gated_mlp || m->act != PT_ACT_SILU ||
+        m->linear_bias || m->qkv_bias || m->norm_bias || m->tied_embeddings || m->learned_pos ||
+        m->head_dim * m->heads != m->hidden)
+        return NULL;
+    for (size_t i = 0; i < sizeof titan_flavors / sizeof titan_flavors[0]; i++)
+        if (m->hidden == titan_flavors[i].hidden && m->layers == titan_flavors[i].layers &&
+            m->heads == titan_flavors[i].heads && m->kv_heads == titan_flavors[i].kv_heads &&
+            m->ffn == titan_flavors[i].ffn && m->vocab == titan_flavors[i].vocab)
+            return titan_flavors[i].flavor;
+    return NULL;
+}
+
+static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                                   const pt_strategy *st, char **out, pt_diag *d)
+{
+    char v[24], desc[512];
+    sbuf b = {0};
+    const char *flavor = titan_flavor(m), *sched = NULL;
+    int64_t replicate, shard, stages = 0, per_stage = 0, local_batch, dp = st->dp;
+
+    if (st->zero == 1 || st->zero == 2)
+        return refuse(d, "zero", itoa64(v, sizeof v, st->zero),
+                      "torchtitan cannot express zero=%d: FSDP2 shards parameters, gradients and "
+                      "optimizer states together (ZeRO-3) and it has no ZeRO-1/2; use zero=3 (FSDP) "
+                      "or zero=0 (DDP; HSDP is not expressed by the strategy), or export to %s",
+                      st->zero, st->zero == 1 ? "megatron or deepspeed" : "deepspeed");
+    if (st->tp > 1 && !st->sp)
+        return refuse(d, "sp", "0",
+                      "torchtitan cannot express sp=0 with tp=%d: its tensor parallelism always "
+                      "shards the sequence around norms (sequence parallel); use sp=1, or export "
+                      "to megatron", st->tp);
+    if (job->dtype != PT_BF16)
+        return refuse(d, "dtype", pt_dtype_name(job->dtype),
+                      "torchtitan cannot express %s in its config: mixed_precision_param is "
+                      "bfloat16 or float32%s; use bf16, or export to megatron",
+                      pt_dtype_name(job->dtype),
+                      job->dtype == PT_FP8 ? " (float8 is a model converter set up by hand)" : "");
+    if (!flavor)
+        return refuse(d, "model", m->name,
+                      "torchtitan has no registered model for %s (its llama3 flavors are 8B, 70B "
+                      "and 405B; register a flavor with this shape, or export to megatron or "
+                      "deepspeed)", m->name);
+    if (st->pp > 1) {
+        int v_shape = 0;
+        switch (st->schedule) {
+        case PT_SCHED_GPIPE: sched = "GPipe"; break;
+        case PT_SCHED_1F1B: sched = "1F1B"; break;
+        case PT_SCHED_INTERLEAVED: sched = "Interleaved1F1B"; break;
+        case PT_SCHED_ZBV: sched = "ZBVZeroBubble"; v_shape = 1; break;
+        case PT_SCHED_DUALPIPE: sched = "DualPipeV"; v_shape = 1; break;
+        case PT_SCHED_ZBH1:
+            if (st->vpp > 1) {
+                sched = "InterleavedZeroBubble";
+                break;
+            }
+            return refuse(d, "schedule", "zb-h1",
+                          "torchtitan cannot express schedule=zb-h1 with vpp=1: its zero-bubble "
+                          "schedules are looped (InterleavedZeroBubble, vpp >= 2) or V-shaped "
+                          "(ZBVZeroBubble, schedule=zb-v); use one of those, or export to megatron "
+                          "(1f1b)");
+        }
+        /* stages in the whole pipeline: pp*vpp; V shapes hold two per rank */
+        stages = (int64_t)st->pp * (v_shape ? 2 : st->vpp);
+        if (v_shape && st->vpp > 2)
+            return refuse(d, "vpp", itoa64(v, sizeof v, st->vpp),
+                          "torchtitan: schedule %s holds two stages per rank, not vpp=%d", sched,
+                          st->vpp);
+        if (m->layers % stages != 0)
+            return refuse(d, "pp", itoa64(v, sizeof v, st->pp),
+                          "torchtitan: num_layers=%lld does not split into %lld equal pipeline "
+                          "stages (pp=%d, %lld per rank)", (long long)m->layers, (long long)stages,
+                          st->pp, (long long)(stages / st->pp));
+        per_stage = m->layers / stages;
+        /* what pipeline_llm computes back: ceil((layers + 0 + 0) / per_stage) */
+        assert((m->layers + per_stage - 1) / per_stage == stages);
+    }
+
+    /* FSDP2 (zero=3) shards over dp; zero=0 replicates (DDP). */
+    replicate = st->zero == 3 ? 1 : dp;
+    shard = st->zero == 3 ? dp : 1;
+    if (replicate * shard * st->cp * st->tp * st->pp != c->devices)
+        return refuse(d, "dp", itoa64(v, sizeof v, dp),
+                      "torchtitan: data_parallel_replicate_degree * data_parallel_shard_degree * "
+                      "cp * tp * pp = %lld*%lld*%d*%d*%d is not the world size %lld",
+                      (long long)replicate, (long long)shard, st->cp, st->tp, st->pp,
+                      (long long)c->devices);
+    /* One pipeline pass takes all of a step's micro-batches: local_batch_size
+     * / pipeline_parallel_microbatch_size of them.  Without PP, local_batch_size
+     * is the micro-batch and torchtitan accumulates gradients. */
+    local_batch = st->pp > 1 ? st->gbs / dp : st->mbs;
+    if (st->gbs % (local_batch * dp) != 0 || local_batch % st->mbs != 0)
+        return refuse(d, "gbs", itoa64(v, sizeof v, st->gbs),
+                      "torchtitan: global_batch_size=%lld is not a multiple of local_batch_size * "
+                      "dp = %lld*%lld with micro-batches of %d", (long long)st->gbs,
+                      (long long)local_batch, (long long)dp, st->mbs);
+
+    pt_strategy_format(st, desc, sizeof desc);
+    sb_printf(&b, "[job]\ndescription = ");
+    {
+        char full[768];
+        snprintf(full, sizeof full, "partita: %s on %lld x %s (%s), %s", m->name,
+                 (long long)c->devices, c->dev.name, c->name, desc);
+        toml_str(&b, full);
+    }
+    sb_printf(&b, "\n\n[model]\nname = \"llama3\"\nflavor = \"%s\"\n", flavor);
+    sb_printf(&b, "\n[training]\n");
+    sb_printf(&b, "local_batch_size = %lld\n", (long long)local_batch);
+    sb_printf(&b, "global_batch_size = %lld\n", (long long)st->gbs);
+    sb_printf(&b, "seq_len = %lld\n", (long long)job->seq_len);
+    sb_printf(&b, "mixed_precision_param = \"bfloat16\"\n");
+    sb_printf(&b, "mixed_precision_reduce = \"float32\"\n");
+    if (st->offload != PT_OFF_NONE) {
+        assert(st->zero == 3); /* FSDP CPU offload: parameters, gradients and optimizer states */
+        sb_printf(&b, "enable_cpu_offload = true\n");
+    }
+    sb_printf(&b, "\n[parallelism]\n");
+    sb_printf(&b, "data_parallel_replicate_degree = %lld\n", (long long)replicate);
+    sb_printf(&b, "data_parallel_shard_degree = %lld\n", (long long)shard);
+    if (st->zero == 3 && st->pp > 1) sb_printf(&b, "fsdp_reshard_after_forward = \"always\"\n");
+    sb_printf(&b, "tensor_parallel_degree = %d\n", st->tp);
+    sb_printf(&b, "pipeline_parallel_degree = %d\n", st->pp);
+    if (st->pp > 1) {
+        sb_printf(&b, "pipeline_parallel_schedule = \"%s\"\n", sched);
+        sb_printf(&b, "pipeline_parallel_microbatch_size = %d\n", st->mbs);
+        sb_printf(&b, "pipeline_parallel_layers_per_stage = %lld\n", (long long)per_stage);
+        sb_printf(&b, "pipeline_parallel_first_stage_less_layers = 0\n");
+        sb_printf(&b, "pipeline_parallel_last_stage_less_layers = 0\n");
+    }
+    sb_printf(&b, "context_parallel_degree = %d\n", st->cp);
+    sb_printf(&b, "\n[activation_checkpoint]\n");
+    switch (st->recompute) {
+    case PT_RC_FULL: sb_printf(&b, "mode = \"full\"\n"); break;
+    case PT_RC_SELECTIVE: sb_printf(&b, "mode = \"selective\"\nselective_ac_option = \"op\"\n"); break;
+    default: sb_printf(&b, "mode = \"none\"\n"); break;
+    }
+    return sb_finish(&b, out, d);
+}
+
+/* ---- entry ------------------------------------------------------------------------ */
+
+pt_status pt_emit_export(pt_export_fmt fmt, const pt_model *m, const pt_cluster *c,
+                         const pt_job *job, const pt_strategy *st, char **out, pt_diag *d)
+{
+    pt_status rc;
+    assert(m && c && job && st && out);
+    *out = NULL;
+    /* The engine rules below assume a strategy that passed the general rules. */
+    if ((rc = pt_strategy_check(st, m, c, job, d)) != PT_OK) return rc;
+    switch (fmt) {
+    case PT_EXPORT_MEGATRON: return export_megatron(m, c, job, st, out, d);
+    case PT_EXPORT_DEEPSPEED: return export_deepspeed(m, c, job, st, out, d);
+    case PT_EXPORT_TORCHTITAN: return export_torchtitan(m, c, job, st, out, d);
+    }
+    return pt_diag_set(d, NULL, "export", NULL, "unknown export format %d", (int)fmt);
+}

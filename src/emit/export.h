@@ -1,0 +1,28 @@
+/*
+ * export.h -- a priced plan as the launch configuration of a real engine:
+ * Megatron-LM command-line arguments, a DeepSpeed JSON config, a torchtitan
+ * job config (legacy TOML).  Each engine's divisibility rules are checked on
+ * what is written; a plan the engine cannot express is refused with the
+ * reason (PT_EINPUT, the diag names the strategy key).
+ * Sources: ../shared/reference/engines-and-formats.md sections a-c (Megatron
+ * validate_args and flag names, DeepSpeed config.py/zero config, torchtitan
+ * job_config.py / parallel_dims.py).
+ */
+#ifndef PT_EXPORT_H
+#define PT_EXPORT_H
+
+#include <stddef.h>
+#include "partita.h"
+
+typedef enum pt_export_fmt { PT_EXPORT_MEGATRON = 0, PT_EXPORT_DEEPSPEED, PT_EXPORT_TORCHTITAN } pt_export_fmt;
+
+/* "megatron" | "deepspeed" | "torchtitan" -> fmt; returns 0 if unknown. */
+int pt_export_parse_fmt(const char *name, pt_export_fmt *out);
+
+/* Writes the configuration into a malloc'd NUL-terminated string (*out, the
+ * caller frees).  The model's shape flags come from m; devices and the
+ * interconnect from c; sequence length, precision from job. */
+pt_status pt_emit_export(pt_export_fmt fmt, const pt_model *m, const pt_cluster *c,
+                         const pt_job *job, const pt_strategy *st, char **out, pt_diag *d);
+
+#endif

@@ -1,0 +1,510 @@
+/*
+ * search.c -- enumerate, prune, price, keep the best (see search.h).
+ */
+#include "plan/search.h"
+#include "base/base.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const dim_names[PT_D_COUNT] = {"tp",  "pp",   "dp",        "cp",
+                                                   "vpp", "mbs",  "gbs",       "sp",
+                                                   "zero", "recompute", "schedule", "offload"};
+
+const char *pt_space_dim_name(int dim) { return dim_names[dim]; }
+
+void pt_space_init(pt_space *sp) { memset(sp, 0, sizeof *sp); }
+
+int pt_space_allows(const pt_space *sp, int dim, int64_t value)
+{
+    switch (sp->kind[dim]) {
+    case 1:
+        for (int i = 0; i < sp->n[dim]; i++)
+            if (sp->v[dim][i] == value) return 1;
+        return 0;
+    case 2: return value >= sp->lo[dim] && value <= sp->hi[dim];
+    default: return 1;
+    }
+}
+
+int64_t pt_strategy_dim(const pt_strategy *st, int dim)
+{
+    switch (dim) {
+    case PT_D_TP: return st->tp;
+    case PT_D_PP: return st->pp;
+    case PT_D_DP: return st->dp;
+    case PT_D_CP: return st->cp;
+    case PT_D_VPP: return st->vpp;
+    case PT_D_MBS: return st->mbs;
+    case PT_D_GBS: return st->gbs;
+    case PT_D_SP: return st->sp;
+    case PT_D_ZERO: return st->zero;
+    case PT_D_RECOMPUTE: return st->recompute;
+    case PT_D_SCHEDULE: return st->schedule;
+    default: return st->offload;
+    }
+}
+
+/* One value of a dimension: a number, or an enum name. */
+static int parse_value(int dim, const char *s, size_t n, int64_t *out)
+{
+    static const char *const rc[] = {"none", "selective", "full"};
+    static const char *const sc[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe"};
+    static const char *const of[] = {"none", "optimizer", "params"};
+    const char *const *names = dim == PT_D_RECOMPUTE ? rc : dim == PT_D_SCHEDULE ? sc
+                               : dim == PT_D_OFFLOAD ? of : NULL;
+    int count = dim == PT_D_SCHEDULE ? 6 : 3;
+    if (names) {
+        for (int i = 0; i < count; i++)
+            if (strlen(names[i]) == n && !strncmp(names[i], s, n)) {
+                *out = i;
+                return 1;
+            }
+        return 0;
+    } else {
+        int64_t v = 0;
+        if (n == 0 || n > 12) return 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i] < '0' || s[i] > '9') return 0;
+            v = v * 10 + (s[i] - '0');
+        }
+        *out = v;
+        return 1;
+    }
+}
+
+pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_diag *d)
+{
+    const char *p = text;
+    for (;;) {
+        const char *key, *val, *end;
+        size_t nk;
+        int dim = -1, col;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p) break;
+        col = (int)(p - text) + 1;
+        key = p;
+        while (*p && *p != '=' && *p != ' ') p++;
+        nk = (size_t)(p - key);
+        for (int i = 0; i < PT_D_COUNT; i++)
+            if (strlen(dim_names[i]) == nk && !strncmp(dim_names[i], key, nk)) dim = i;
+        if (*p != '=' || dim < 0) {
+            char k[32];
+            pt_strlcpy(k, key, nk + 1 < sizeof k ? nk + 1 : sizeof k);
+            pt_diag_set(d, label, k, k, "\"%s\" is not KEY=VALUES with KEY one of tp pp dp cp vpp "
+                        "mbs gbs sp zero recompute schedule offload", k);
+            d->line = 1;
+            d->col = col;
+            return PT_EINPUT;
+        }
+        val = ++p;
+        while (*p && *p != ' ' && *p != '\t') p++;
+        end = p;
+        {
+            const char *dots = strstr(val, "..");
+            char vbuf[96];
+            pt_strlcpy(vbuf, val, (size_t)(end - val) + 1 < sizeof vbuf ? (size_t)(end - val) + 1 : sizeof vbuf);
+            if (dots && dots < end) {
+                int64_t lo, hi;
+                if (!parse_value(dim, val, (size_t)(dots - val), &lo) ||
+                    !parse_value(dim, dots + 2, (size_t)(end - dots - 2), &hi) || lo > hi ||
+                    dim == PT_D_RECOMPUTE || dim == PT_D_SCHEDULE || dim == PT_D_OFFLOAD) {
+                    pt_diag_set(d, label, dim_names[dim], vbuf, "%s=%s is not a range LO..HI of whole "
+                                "numbers", dim_names[dim], vbuf);
+                    d->line = 1;
+                    d->col = col;
+                    return PT_EINPUT;
+                }
+                sp->kind[dim] = 2;
+                sp->lo[dim] = lo;
+                sp->hi[dim] = hi;
+            } else {
+                const char *q = val;
+                sp->kind[dim] = 1;
+                sp->n[dim] = 0;
+                while (q < end) {
+                    const char *c = q;
+                    int64_t x;
+                    while (c < end && *c != ',') c++;
+                    if (!parse_value(dim, q, (size_t)(c - q), &x) || sp->n[dim] == PT_SPACE_MAXV) {
+                        pt_diag_set(d, label, dim_names[dim], vbuf, "%s=%s: \"%.*s\" is not a value of %s",
+                                    dim_names[dim], vbuf, (int)(c - q), q, dim_names[dim]);
+                        d->line = 1;
+                        d->col = col;
+                        return PT_EINPUT;
+                    }
+                    sp->v[dim][sp->n[dim]++] = x;
+                    q = c < end ? c + 1 : c;
+                }
+            }
+        }
+    }
+    return PT_OK;
+}
+
+/* ---- ordering ----------------------------------------------------------- */
+
+/* 1 if a ranks before b: more tokens/s, then the strategy keys ascending. */
+static int better(const pt_plan *a, const pt_plan *b)
+{
+    if (a->cost.tokens_per_s != b->cost.tokens_per_s) return a->cost.tokens_per_s > b->cost.tokens_per_s;
+    for (int k = 0; k < PT_D_COUNT; k++) {
+        int64_t x = pt_strategy_dim(&a->st, k), y = pt_strategy_dim(&b->st, k);
+        if (x != y) return x < y;
+    }
+    return 0;
+}
+
+/* Nearest miss: the smallest memory, then the keys. */
+static int closer(const pt_plan *a, const pt_plan *b)
+{
+    if (a->cost.mem.total != b->cost.mem.total) return a->cost.mem.total < b->cost.mem.total;
+    for (int k = 0; k < PT_D_COUNT; k++) {
+        int64_t x = pt_strategy_dim(&a->st, k), y = pt_strategy_dim(&b->st, k);
+        if (x != y) return x < y;
+    }
+    return 0;
+}
+
+#define SLOTS 64
+
+typedef struct worker {
+    const pt_model *m;
+    const pt_cluster *c;
+    const pt_job *job;
+    const pt_search_opts *o;
+    int id;
+    int npairs;
+    const int (*pairs)[2];
+    /* results */
+    int64_t evaluated, priced, pruned, fitting;
+    pt_plan *heap; /* min-heap on `better`: the worst kept at [0] */
+    int n;
+    int have_miss;
+    pt_plan miss;
+    int nslot[PT_D_COUNT];
+    int64_t slotv[PT_D_COUNT][SLOTS];
+    pt_plan slot[PT_D_COUNT][SLOTS];
+} worker;
+
+static void heap_push(worker *w, const pt_plan *p)
+{
+    int k = w->o->top_k, i;
+    if (w->n < k) {
+        i = w->n++;
+        w->heap[i] = *p;
+        while (i > 0) { /* sift up: parent must be worse than child */
+            int up = (i - 1) / 2;
+            if (!better(&w->heap[up], &w->heap[i])) break;
+            pt_plan t = w->heap[up];
+            w->heap[up] = w->heap[i];
+            w->heap[i] = t;
+            i = up;
+        }
+        return;
+    }
+    if (!better(p, &w->heap[0])) return;
+    w->heap[0] = *p;
+    i = 0;
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, worst = i;
+        if (l < w->n && better(&w->heap[worst], &w->heap[l])) worst = l;
+        if (r < w->n && better(&w->heap[worst], &w->heap[r])) worst = r;
+        if (worst == i) break;
+        pt_plan t = w->heap[worst];
+        w->heap[worst] = w->heap[i];
+        w->heap[i] = t;
+        i = worst;
+    }
+}
+
+static void note_slots(worker *w, const pt_plan *p)
+{
+    for (int d = 0; d < PT_D_COUNT; d++) {
+        int64_t v = pt_strategy_dim(&p->st, d);
+        int i;
+        for (i = 0; i < w->nslot[d]; i++)
+            if (w->slotv[d][i] == v) break;
+        if (i == w->nslot[d]) {
+            if (i == SLOTS) continue;
+            w->nslot[d]++;
+            w->slotv[d][i] = v;
+            w->slot[d][i] = *p;
+        } else if (better(p, &w->slot[d][i])) {
+            w->slot[d][i] = *p;
+        }
+    }
+}
+
+static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
+{
+    pt_plan p;
+    int fits;
+    const pt_space *sp = &w->o->space;
+    if (!pt_space_allows(sp, PT_D_ZERO, st->zero) || !pt_space_allows(sp, PT_D_OFFLOAD, st->offload) ||
+        !pt_space_allows(sp, PT_D_SCHEDULE, st->schedule))
+        return;
+    w->evaluated++;
+    p.st = *st;
+    if (w->o->prune) {
+        pt_cost_memory_prepared(w->m, w->c, w->job, st, pr, &p.cost.mem, &fits);
+        if (!fits) {
+            w->pruned++;
+            if (!w->have_miss || closer(&p, &w->miss)) {
+                w->miss = p;
+                w->have_miss = 1;
+            }
+            return;
+        }
+    }
+    pt_cost_eval_prepared(w->m, w->c, w->job, st, pr, &p.cost);
+    w->priced++;
+    if (!p.cost.fits) {
+        if (!w->have_miss || closer(&p, &w->miss)) {
+            w->miss = p;
+            w->have_miss = 1;
+        }
+        return;
+    }
+    w->fitting++;
+    heap_push(w, &p);
+    note_slots(w, &p);
+}
+
+/* Schedules, ZeRO stages and offloads for one (tp, cp, pp, dp, vpp, mbs, gbs). */
+static void inner(worker *w, pt_strategy *st, const pt_cost_prep *pr, int64_t mb)
+{
+    static const pt_schedule flat[] = {PT_SCHED_1F1B, PT_SCHED_GPIPE, PT_SCHED_ZBH1, PT_SCHED_DUALPIPE};
+    pt_schedule cand[4];
+    int ns = 0;
+    if (st->vpp == 1) {
+        for (int i = 0; i < 4; i++) {
+            if (st->pp == 1 && i > 0) break;            /* no pipeline: one schedule */
+            if (flat[i] == PT_SCHED_DUALPIPE && (st->pp % 2 || mb % 2)) continue;
+            cand[ns++] = flat[i];
+        }
+    } else {
+        if (mb % st->pp == 0) cand[ns++] = PT_SCHED_INTERLEAVED;
+        if (st->vpp == 2) cand[ns++] = PT_SCHED_ZBV;
+    }
+    for (int s = 0; s < ns; s++) {
+        st->schedule = cand[s];
+        for (int z = 0; z <= 3; z++) {
+            st->zero = z;
+            for (int off = 0; off <= 2; off++) {
+                if (off == PT_OFF_OPTIMIZER && z < 1) continue;
+                if (off == PT_OFF_PARAMS && z != 3) continue;
+                st->offload = (pt_offload)off;
+                consider(w, st, pr);
+            }
+        }
+    }
+}
+
+/* Micro-batches per pipeline to try for a global-batch range: powers of two
+ * and three times powers of two. */
+static int gbs_list(const pt_search_opts *o, int64_t unit, int64_t *out, int max)
+{
+    int n = 0;
+    if (o->gbs_lo == o->gbs_hi) {
+        if (o->gbs_lo % unit == 0) out[n++] = o->gbs_lo;
+        return n;
+    }
+    for (int64_t base = 1; base <= 3; base += 2)
+        for (int64_t m = base; unit * m <= o->gbs_hi && n < max; m *= 2)
+            if (unit * m >= o->gbs_lo) out[n++] = unit * m;
+    return n;
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    const pt_model *m = w->m;
+    const pt_cluster *c = w->c;
+    const pt_job *job = w->job;
+    const pt_space *sp = &w->o->space;
+    for (int i = w->id; i < w->npairs; i += w->o->threads) {
+        int tp = w->pairs[i][0], cp = w->pairs[i][1];
+        for (int mbs = 1; mbs <= 512; mbs++) {
+            int odd = mbs;
+            while (odd % 2 == 0) odd /= 2;
+            if (odd != 1 && odd != 3) continue; /* 2^a and 3*2^a: the sizes people run */
+            if (!pt_space_allows(sp, PT_D_MBS, mbs)) continue;
+            if (w->o->gbs_lo == w->o->gbs_hi && (w->o->gbs_hi % mbs)) continue;
+            if (mbs > w->o->gbs_hi) break;
+            for (int spv = 0; spv <= (tp > 1); spv++) {
+                if (!pt_space_allows(sp, PT_D_SP, spv)) continue;
+                if (spv && (job->seq_len / cp) % tp) continue;
+                for (int rc = 0; rc <= 2; rc++) {
+                    pt_strategy st;
+                    pt_cost_prep pr;
+                    if (!pt_space_allows(sp, PT_D_RECOMPUTE, rc)) continue;
+                    /* with flash attention selective recompute has nothing left
+                     * to recompute: it prices the same as none, so it is only
+                     * tried when asked for */
+                    if (rc == PT_RC_SELECTIVE && job->flash_attention &&
+                        sp->kind[PT_D_RECOMPUTE] == 0)
+                        continue;
+                    memset(&st, 0, sizeof st);
+                    st.tp = tp;
+                    st.cp = cp;
+                    st.ep = 1;
+                    st.etp = tp;
+                    st.mbs = mbs;
+                    st.sp = spv;
+                    st.recompute = (pt_recompute)rc;
+                    st.pp = 1;
+                    st.vpp = 1;
+                    pt_cost_prepare(m, c, job, &st, &pr);
+                    for (int pp = 1; pp <= m->layers; pp++) {
+                        int64_t model = (int64_t)tp * cp * pp, dp, gl[64];
+                        int ng;
+                        if (m->layers % pp || c->devices % model) continue;
+                        if (!pt_space_allows(sp, PT_D_PP, pp)) continue;
+                        dp = c->devices / model;
+                        if (!pt_space_allows(sp, PT_D_DP, dp)) continue;
+                        st.pp = pp;
+                        st.dp = (int)dp;
+                        ng = gbs_list(w->o, (int64_t)mbs * dp, gl, 64);
+                        for (int g = 0; g < ng; g++) {
+                            int64_t mb = gl[g] / ((int64_t)mbs * dp);
+                            if (!pt_space_allows(sp, PT_D_GBS, gl[g])) continue;
+                            st.gbs = gl[g];
+                            for (int vpp = 1; vpp <= 16; vpp++) {
+                                if (vpp > 1 && (pp == 1 || m->layers % ((int64_t)pp * vpp))) continue;
+                                if (!pt_space_allows(sp, PT_D_VPP, vpp)) continue;
+                                st.vpp = vpp;
+                                inner(w, &st, &pr, mb);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_plans(const void *a, const void *b)
+{
+    const pt_plan *x = a, *y = b;
+    if (better(x, y)) return -1;
+    if (better(y, x)) return 1;
+    return 0;
+}
+
+pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                    const pt_search_opts *o, pt_search_result *r, pt_diag *d)
+{
+    int pairs[4096][2], npairs = 0, T = o->threads < 1 ? 1 : o->threads;
+    worker *w;
+    pthread_t *th;
+    double t0 = now_s();
+    const pt_space *sp = &o->space;
+
+    memset(r, 0, sizeof *r);
+    if (o->top_k < 1) return pt_diag_set(d, NULL, "top", NULL, "--top must be at least 1");
+    /* (tp, cp) pairs the model and the cluster allow */
+    for (int tp = 1; tp <= 512; tp++) {
+        if (m->heads % tp || m->kv_heads % tp || m->ffn % tp || c->devices % tp) continue;
+        if (!pt_space_allows(sp, PT_D_TP, tp)) continue;
+        for (int cp = 1; cp <= 256; cp++) {
+            if (c->devices % ((int64_t)tp * cp)) continue;
+            if (cp > 1 && job->seq_len % (2 * (int64_t)cp)) continue;
+            if (!pt_space_allows(sp, PT_D_CP, cp)) continue;
+            if (npairs < 4096) {
+                pairs[npairs][0] = tp;
+                pairs[npairs][1] = cp;
+                npairs++;
+            }
+        }
+    }
+    if (T > npairs && npairs > 0) T = npairs;
+    w = calloc((size_t)T, sizeof *w);
+    th = calloc((size_t)T, sizeof *th);
+    if (!w || !th) {
+        free(w);
+        free(th);
+        pt_diag_set(d, NULL, NULL, NULL, "out of memory");
+        return PT_ENOMEM;
+    }
+    {
+        pt_search_opts oo = *o;
+        oo.threads = T;
+        for (int i = 0; i < T; i++) {
+            w[i].m = m;
+            w[i].c = c;
+            w[i].job = job;
+            w[i].o = o;
+            w[i].id = i;
+            w[i].npairs = npairs;
+            w[i].pairs = (const int (*)[2])pairs;
+            w[i].heap = calloc((size_t)o->top_k, sizeof(pt_plan));
+        }
+        /* workers step through pairs by the real thread count */
+        for (int i = 0; i < T; i++) w[i].o = &oo;
+        if (T == 1) {
+            work(&w[0]);
+        } else {
+            for (int i = 0; i < T; i++) pthread_create(&th[i], NULL, work, &w[i]);
+            for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
+        }
+        /* merge: the same total order whatever T */
+        {
+            int total = 0;
+            pt_plan *all;
+            for (int i = 0; i < T; i++) total += w[i].n;
+            all = calloc((size_t)(total ? total : 1), sizeof *all);
+            for (int i = 0, k = 0; i < T; i++)
+                for (int j = 0; j < w[i].n; j++) all[k++] = w[i].heap[j];
+            qsort(all, (size_t)total, sizeof *all, cmp_plans);
+            r->n = total < o->top_k ? total : o->top_k;
+            r->plans = all;
+            for (int i = 0; i < T; i++) {
+                r->evaluated += w[i].evaluated;
+                r->priced += w[i].priced;
+                r->pruned += w[i].pruned;
+                r->fitting += w[i].fitting;
+                if (w[i].have_miss && (!r->have_miss || closer(&w[i].miss, &r->miss))) {
+                    r->miss = w[i].miss;
+                    r->have_miss = 1;
+                }
+            }
+            if (r->have_miss) pt_cost_eval(m, c, job, &r->miss.st, &r->miss.cost);
+            if (r->n > 0)
+                for (int dd = 0; dd < PT_D_COUNT; dd++) {
+                    int64_t win = pt_strategy_dim(&all[0].st, dd);
+                    for (int i = 0; i < T; i++)
+                        for (int s = 0; s < w[i].nslot[dd]; s++) {
+                            if (w[i].slotv[dd][s] == win) continue;
+                            if (!r->have_alt[dd] || better(&w[i].slot[dd][s], &r->alt[dd])) {
+                                r->alt[dd] = w[i].slot[dd][s];
+                                r->have_alt[dd] = 1;
+                            }
+                        }
+                }
+        }
+        for (int i = 0; i < T; i++) free(w[i].heap);
+    }
+    free(w);
+    free(th);
+    r->seconds = now_s() - t0;
+    return PT_OK;
+}
+
+void pt_search_free(pt_search_result *r)
+{
+    free(r->plans);
+    r->plans = NULL;
+    r->n = 0;
+}

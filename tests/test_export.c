@@ -1,0 +1,553 @@
+/*
+ * test_export.c -- the engine exporters (src/emit/export.c): Megatron-LM
+ * arguments, DeepSpeed JSON, torchtitan TOML, each compared byte for byte with
+ * a golden file in tests/golden/export/, plus the properties each engine
+ * checks on what it reads (VPP flag name, DeepSpeed's batch identity,
+ * torchtitan's degree product) and every refusal (PT_EINPUT, d.field set).
+ *
+ * The goldens were written by this test with UPDATE_GOLDEN=1 (see
+ * tests/update-golden-export.sh) and read by eye against
+ * ../shared/reference/engines-and-formats.md sections a-c.  Run from the
+ * repository root.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "partita.h"
+#include "emit/export.h"
+
+#define GOLDEN_DIR "tests/golden/export/"
+
+/* ---- fixtures -------------------------------------------------------------------- */
+
+typedef struct setup {
+    pt_model m;
+    pt_cluster c;
+    pt_job j;
+    pt_strategy st;
+} setup;
+
+/* model on cluster resized to n devices; strategy text resolved for the job. */
+static setup make(const char *model, const char *cluster, int64_t n, const char *strategy,
+                  int64_t global_batch, int64_t seq_len, pt_dtype dtype)
+{
+    setup s;
+    pt_diag d;
+    unsigned set;
+    memset(&s, 0, sizeof s);
+    if (pt_model_builtin(model, &s.m, &d) != PT_OK) fail_msg("model %s: %s", model, d.msg);
+    if (pt_cluster_builtin(cluster, &s.c, &d) != PT_OK) fail_msg("cluster %s: %s", cluster, d.msg);
+    if (pt_cluster_resize(&s.c, n, &d) != PT_OK) fail_msg("resize %lld: %s", (long long)n, d.msg);
+    s.j.seq_len = seq_len;
+    s.j.global_batch = global_batch;
+    s.j.dtype = dtype;
+    s.j.flash_attention = 1;
+    s.j.engine = PT_ENGINE_MEGATRON;
+    if (pt_strategy_parse(strategy, &s.st, &set, &d) != PT_OK)
+        fail_msg("parse \"%s\": %s", strategy, d.msg);
+    if (pt_strategy_resolve(&s.st, set, &s.m, &s.c, &s.j, &d) != PT_OK)
+        fail_msg("resolve \"%s\": %s", strategy, d.msg);
+    return s;
+}
+
+/* The export, which must succeed; the caller frees it. */
+static char *export_ok(pt_export_fmt fmt, const setup *s)
+{
+    char *out = NULL;
+    pt_diag d;
+    memset(&d, 0, sizeof d);
+    if (pt_emit_export(fmt, &s->m, &s->c, &s->j, &s->st, &out, &d) != PT_OK)
+        fail_msg("export refused: field %s value %s: %s", d.field, d.value, d.msg);
+    assert_non_null(out);
+    return out;
+}
+
+/* The export, which must be refused with PT_EINPUT naming field. */
+static void export_refused(pt_export_fmt fmt, const setup *s, const char *field,
+                           const char *needle)
+{
+    char *out = (char *)"untouched";
+    pt_diag d;
+    pt_status rc;
+    memset(&d, 0, sizeof d);
+    rc = pt_emit_export(fmt, &s->m, &s->c, &s->j, &s->st, &out, &d);
+    if (rc != PT_EINPUT) fail_msg("expected PT_EINPUT (field %s), got %d", field, (int)rc);
+    assert_null(out);
+    if (strcmp(d.field, field) != 0)
+        fail_msg("expected d.field \"%s\", got \"%s\" (%s)", field, d.field, d.msg);
+    assert_true(d.value[0] != '\0');
+    if (needle && !strstr(d.msg, needle))
+        fail_msg("message lacks \"%s\": %s", needle, d.msg);
+}
+
+/* ---- golden files ------------------------------------------------------------------ */
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long len;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    buf = malloc((size_t)len + 1);
+    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    buf[len] = '\0';
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+/* Line number (1-based) and text of line `no` of s, into buf. */
+static void line_of(const char *s, int no, char *buf, size_t n)
+{
+    const char *p = s, *e;
+    size_t len;
+    for (int i = 1; i < no && p; i++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    if (!p || !*p) {
+        snprintf(buf, n, "<end of text>");
+        return;
+    }
+    e = strchr(p, '\n');
+    len = e ? (size_t)(e - p) : strlen(p);
+    if (len >= n) len = n - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+}
+
+/* Every export: no trailing spaces, a final newline, no NUL inside. */
+static void check_text_form(const char *name, const char *text)
+{
+    size_t n = strlen(text);
+    int line = 1;
+    if (n == 0 || text[n - 1] != '\n') fail_msg("%s: does not end with a newline", name);
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '\n') {
+            if (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+                fail_msg("%s: line %d ends with whitespace", name, line);
+            line++;
+        }
+    }
+}
+
+/* Compares text with tests/golden/export/NAME, or writes it there when
+ * UPDATE_GOLDEN=1.  On a mismatch prints the first differing line of each. */
+static void golden(const char *name, const char *text)
+{
+    char path[256];
+    const char *upd = getenv("UPDATE_GOLDEN");
+    size_t n = 0, i = 0;
+    char *want;
+    int line = 1;
+    check_text_form(name, text);
+    snprintf(path, sizeof path, GOLDEN_DIR "%s", name);
+    if (upd && strcmp(upd, "1") == 0) {
+        FILE *f = fopen(path, "wb");
+        if (!f) fail_msg("cannot write %s (run from the repository root)", path);
+        if (fwrite(text, 1, strlen(text), f) != strlen(text)) fail_msg("short write to %s", path);
+        fclose(f);
+        print_message("wrote %s\n", path);
+        return;
+    }
+    want = slurp(path, &n);
+    if (!want)
+        fail_msg("cannot read %s (run from the repository root; sh tests/update-golden-export.sh "
+                 "writes it)", path);
+    while (i < n && text[i] && want[i] == text[i]) {
+        if (want[i] == '\n') line++;
+        i++;
+    }
+    if (i != n || text[i] != '\0') {
+        char got_l[512], want_l[512];
+        line_of(text, line, got_l, sizeof got_l);
+        line_of(want, line, want_l, sizeof want_l);
+        print_error("%s differs from the export at line %d:\n"
+                    "  golden: %s\n"
+                    "  export: %s\n"
+                    "whole export:\n%s"
+                    "(if the change is intended: sh tests/update-golden-export.sh, then "
+                    "git diff tests/golden/export)\n",
+                    path, line, want_l, got_l, text);
+        free(want);
+        fail();
+    }
+    free(want);
+}
+
+/* The value of `key = N` in TOML text; fails if absent. */
+static long long toml_int(const char *toml, const char *key)
+{
+    char pat[128];
+    const char *p;
+    snprintf(pat, sizeof pat, "\n%s = ", key);
+    p = strstr(toml, pat);
+    if (!p) fail_msg("no \"%s\" in:\n%s", key, toml);
+    return strtoll(p + strlen(pat), NULL, 10);
+}
+
+/* ---- golden cases -------------------------------------------------------------------- */
+
+/* (a) GPT-3 175B on 64 A100, tp=8 pp=8 vpp=3: 96 layers / (8*3) = 4 per
+ * virtual stage; Megatron has no --virtual-pipeline-model-parallel-size. */
+static void test_megatron_gpt3_vpp(void **state)
+{
+    setup s = make("gpt3-175b", "dgx-a100-80g", 64, "tp=8 pp=8 vpp=3 mbs=1", 512, 2048, PT_FP16);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--num-layers-per-virtual-pipeline-stage 4 \\\n"));
+    assert_null(strstr(out, "--virtual-pipeline-model-parallel-size"));
+    assert_true(strncmp(out, "--num-layers 96 \\\n  --hidden-size 12288", 39) == 0);
+    assert_null(strstr(out, "torchrun"));
+    assert_non_null(strstr(out, "--position-embedding-type learned_absolute"));
+    assert_null(strstr(out, "--swiglu"));
+    assert_null(strstr(out, "--group-query-attention"));
+    golden("megatron_gpt3_175b_vpp.txt", out);
+    free(out);
+}
+
+/* (d) Llama 3 70B: 64 query heads, 8 KV groups -> GQA flags; head_dim 128 =
+ * 8192/64 so no --kv-channels; SwiGLU, RMSNorm, no biases, untied, rope. */
+static void test_megatron_llama3_70b_gqa(void **state)
+{
+    setup s = make("llama3-70b", "dgx-h100", 64, "tp=8 pp=4 recompute=selective", 512, 8192,
+                   PT_BF16);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--group-query-attention \\\n  --num-query-groups 8 \\\n"));
+    assert_null(strstr(out, "--kv-channels"));
+    assert_non_null(strstr(out, "--swiglu"));
+    assert_non_null(strstr(out, "--normalization RMSNorm"));
+    assert_non_null(strstr(out, "--disable-bias-linear"));
+    assert_non_null(strstr(out, "--untie-embeddings-and-output-weights"));
+    assert_non_null(strstr(out, "--position-embedding-type rope"));
+    assert_non_null(strstr(out, "--recompute-granularity selective"));
+    assert_null(strstr(out, "--recompute-method"));
+    golden("megatron_llama3_70b_gqa.txt", out);
+    free(out);
+}
+
+/* Megatron with CP, full recompute, optimizer offload and FP8 on Llama 3 8B. */
+static void test_megatron_llama3_8b_cp_offload_fp8(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64,
+                   "tp=2 pp=2 cp=2 recompute=full offload=optimizer", 512, 8192, PT_FP8);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--context-parallel-size 2"));
+    assert_non_null(strstr(out, "--optimizer-cpu-offload \\\n  --use-precision-aware-optimizer"));
+    assert_non_null(strstr(out, "--recompute-granularity full \\\n  --recompute-method uniform "
+                                "\\\n  --recompute-num-layers 1"));
+    assert_non_null(strstr(out, "--bf16 \\\n  --fp8-format hybrid\n"));
+    golden("megatron_llama3_8b_cp_offload_fp8.txt", out);
+    free(out);
+}
+
+/* (b) Llama 3 8B on 64 H100, ZeRO-3: DeepSpeed's
+ * train_batch == micro * gas * dp with dp = 64 (tp = pp = 1). */
+static void test_deepspeed_llama3_8b_zero3(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64, "tp=1 pp=1 zero=3", 512, 8192, PT_BF16);
+    char *out = export_ok(PT_EXPORT_DEEPSPEED, &s);
+    json_error_t err;
+    json_t *j = json_loads(out, 0, &err), *z;
+    (void)state;
+    if (!j) fail_msg("not JSON: %s at line %d", err.text, err.line);
+    assert_int_equal(json_integer_value(json_object_get(j, "train_batch_size")), 512);
+    assert_int_equal(json_integer_value(json_object_get(j, "train_batch_size")),
+                     json_integer_value(json_object_get(j, "train_micro_batch_size_per_gpu")) *
+                         json_integer_value(json_object_get(j, "gradient_accumulation_steps")) * 64);
+    assert_int_equal(json_integer_value(json_object_get(j, "gradient_accumulation_steps")), 8);
+    assert_true(json_is_true(json_object_get(json_object_get(j, "bf16"), "enabled")));
+    z = json_object_get(j, "zero_optimization");
+    assert_int_equal(json_integer_value(json_object_get(z, "stage")), 3);
+    assert_null(json_object_get(j, "pipeline"));
+    assert_null(json_object_get(j, "tensor_parallel"));
+    assert_null(json_object_get(j, "activation_checkpointing"));
+    json_decref(j);
+    assert_true(strncmp(out, "{\n  \"train_batch_size\": 512,\n", 29) == 0);
+    golden("deepspeed_llama3_8b_zero3.json", out);
+    free(out);
+}
+
+/* DeepSpeed pipeline (ZeRO-1), fp16, optimizer offload, full recompute, AutoTP. */
+static void test_deepspeed_pipeline_fp16_offload(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64,
+                   "tp=2 pp=2 sp=0 zero=1 mbs=2 recompute=full offload=optimizer", 512, 4096,
+                   PT_FP16);
+    char *out = export_ok(PT_EXPORT_DEEPSPEED, &s);
+    json_error_t err;
+    json_t *j = json_loads(out, 0, &err), *z;
+    (void)state;
+    if (!j) fail_msg("not JSON: %s at line %d", err.text, err.line);
+    /* dp = 64 / (tp*pp) = 16; gas = 512 / (2*16) = 16 */
+    assert_int_equal(json_integer_value(json_object_get(j, "gradient_accumulation_steps")), 16);
+    assert_int_equal(json_integer_value(json_object_get(j, "train_batch_size")),
+                     json_integer_value(json_object_get(j, "train_micro_batch_size_per_gpu")) *
+                         json_integer_value(json_object_get(j, "gradient_accumulation_steps")) * 16);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "fp16"),
+                                                        "initial_scale_power")), 16);
+    assert_null(json_object_get(j, "bf16"));
+    z = json_object_get(j, "zero_optimization");
+    assert_int_equal(json_integer_value(json_object_get(z, "stage")), 1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(z, "offload_optimizer"),
+                                                          "device")), "cpu");
+    assert_null(json_object_get(z, "offload_param"));
+    assert_true(json_is_true(json_object_get(json_object_get(j, "activation_checkpointing"),
+                                             "partition_activations")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "pipeline"), "stages")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "tensor_parallel"),
+                                                        "autotp_size")), 2);
+    json_decref(j);
+    golden("deepspeed_llama3_8b_pp2_fp16_offload.json", out);
+    free(out);
+}
+
+/* DeepSpeed ZeRO-3 with parameter offload (ZeRO-Infinity style). */
+static void test_deepspeed_offload_params(void **state)
+{
+    setup s = make("llama3-70b", "dgx-h100", 16, "zero=3 offload=params recompute=full", 256, 4096,
+                   PT_BF16);
+    char *out = export_ok(PT_EXPORT_DEEPSPEED, &s);
+    json_t *j = json_loads(out, 0, NULL), *z;
+    (void)state;
+    assert_non_null(j);
+    z = json_object_get(j, "zero_optimization");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(z, "offload_param"),
+                                                          "device")), "cpu");
+    assert_false(json_is_true(json_object_get(json_object_get(j, "activation_checkpointing"),
+                                              "partition_activations")));
+    json_decref(j);
+    golden("deepspeed_llama3_70b_offload_params.json", out);
+    free(out);
+}
+
+/* (c) Llama 3 8B on 64 H100, tp=2 pp=2 FSDP (zero=3), full recompute:
+ * replicate * shard * cp * tp * pp == 64. */
+static void test_torchtitan_llama3_8b(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64, "tp=2 pp=2 zero=3 recompute=full", 512, 8192,
+                   PT_BF16);
+    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    long long prod;
+    (void)state;
+    prod = toml_int(out, "data_parallel_replicate_degree") *
+           toml_int(out, "data_parallel_shard_degree") * toml_int(out, "context_parallel_degree") *
+           toml_int(out, "tensor_parallel_degree") * toml_int(out, "pipeline_parallel_degree");
+    assert_int_equal(prod, 64);
+    assert_int_equal(toml_int(out, "data_parallel_shard_degree"), 16);
+    assert_int_equal(toml_int(out, "data_parallel_replicate_degree"), 1);
+    /* 32 layers over 2 stages; the stage count torchtitan derives is
+     * ceil((32 + first_less + last_less) / per_stage) = 2 with both at 0 */
+    assert_int_equal(toml_int(out, "pipeline_parallel_layers_per_stage"), 16);
+    assert_int_equal(toml_int(out, "pipeline_parallel_first_stage_less_layers"), 0);
+    /* one pipeline pass per step: local 512/16 = 32 sequences in micro-batches of 1 */
+    assert_int_equal(toml_int(out, "local_batch_size"), 32);
+    assert_int_equal(toml_int(out, "global_batch_size"), 512);
+    assert_int_equal(toml_int(out, "seq_len"), 8192);
+    assert_non_null(strstr(out, "\n[model]\nname = \"llama3\"\nflavor = \"8B\"\n"));
+    assert_non_null(strstr(out, "pipeline_parallel_schedule = \"1F1B\"\n"));
+    assert_non_null(strstr(out, "\n[activation_checkpoint]\nmode = \"full\"\n"));
+    assert_null(strstr(out, "enable_cpu_offload"));
+    golden("torchtitan_llama3_8b_tp2_pp2.toml", out);
+    free(out);
+}
+
+/* torchtitan DDP (zero=0) with an interleaved pipeline and selective recompute. */
+static void test_torchtitan_ddp_interleaved(void **state)
+{
+    setup s = make("llama3-70b", "dgx-h100", 64, "tp=8 pp=4 vpp=2 zero=0 recompute=selective",
+                   256, 4096, PT_BF16);
+    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    (void)state;
+    assert_int_equal(toml_int(out, "data_parallel_replicate_degree"), 2);
+    assert_int_equal(toml_int(out, "data_parallel_shard_degree"), 1);
+    /* 80 layers / (4 ranks * 2 stages) */
+    assert_int_equal(toml_int(out, "pipeline_parallel_layers_per_stage"), 10);
+    assert_non_null(strstr(out, "pipeline_parallel_schedule = \"Interleaved1F1B\"\n"));
+    assert_non_null(strstr(out, "mode = \"selective\"\nselective_ac_option = \"op\"\n"));
+    assert_null(strstr(out, "fsdp_reshard_after_forward"));
+    golden("torchtitan_llama3_70b_ddp_interleaved.toml", out);
+    free(out);
+}
+
+/* torchtitan FSDP + CP + CPU offload, no pipeline. */
+static void test_torchtitan_cp_offload(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 16, "cp=2 zero=3 offload=optimizer", 64, 8192, PT_BF16);
+    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    (void)state;
+    assert_int_equal(toml_int(out, "context_parallel_degree"), 2);
+    assert_int_equal(toml_int(out, "data_parallel_shard_degree"), 8);
+    assert_int_equal(toml_int(out, "local_batch_size"), 1);
+    assert_non_null(strstr(out, "enable_cpu_offload = true\n"));
+    assert_null(strstr(out, "pipeline_parallel_schedule"));
+    assert_non_null(strstr(out, "\nmode = \"none\"\n"));
+    golden("torchtitan_llama3_8b_cp2_offload.toml", out);
+    free(out);
+}
+
+/* V-shaped schedules hold two stages per rank. */
+static void test_torchtitan_v_schedules(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 16, "pp=4 vpp=2 schedule=zb-v zero=3", 64, 8192,
+                   PT_BF16);
+    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    (void)state;
+    assert_non_null(strstr(out, "pipeline_parallel_schedule = \"ZBVZeroBubble\"\n"));
+    assert_int_equal(toml_int(out, "pipeline_parallel_layers_per_stage"), 4); /* 32/(4*2) */
+    assert_non_null(strstr(out, "fsdp_reshard_after_forward = \"always\"\n"));
+    free(out);
+    s = make("llama3-8b", "dgx-h100", 16, "pp=4 schedule=dualpipe zero=3", 64, 8192, PT_BF16);
+    out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    assert_non_null(strstr(out, "pipeline_parallel_schedule = \"DualPipeV\"\n"));
+    assert_int_equal(toml_int(out, "pipeline_parallel_layers_per_stage"), 4);
+    free(out);
+}
+
+/* ---- refusals ------------------------------------------------------------------------------ */
+
+static void test_refusals_megatron(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64, "tp=1 pp=1 zero=3", 512, 8192, PT_BF16);
+    (void)state;
+    export_refused(PT_EXPORT_MEGATRON, &s, "zero", "ZeRO-1");
+    s = make("llama3-8b", "dgx-h100", 64, "tp=1 pp=1 zero=2", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "zero", "deepspeed");
+    s = make("llama3-8b", "dgx-h100", 64, "pp=2 vpp=2 schedule=zb-v", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "schedule", "zb-v");
+    s = make("llama3-8b", "dgx-h100", 64, "pp=2 schedule=gpipe", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "schedule", "gpipe");
+    s = make("llama3-8b", "dgx-h100", 64, "pp=4 schedule=zb-h1", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "schedule", "1F1B");
+    s = make("llama3-8b", "dgx-h100", 64, "pp=4 schedule=dualpipe", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "schedule", NULL);
+    /* learned positions end at n_positions=2048 */
+    s = make("gpt3-175b", "dgx-a100-80g", 64, "tp=8 pp=8", 512, 4096, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "seq_len", "position");
+}
+
+static void test_refusals_deepspeed(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64, "tp=1 pp=2 zero=3", 512, 8192, PT_BF16);
+    (void)state;
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "zero", "ZeRO-1");
+    s = make("llama3-8b", "dgx-h100", 64, "tp=1 cp=2", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "cp", NULL);
+    s = make("llama3-8b", "dgx-h100", 64, "tp=2", 512, 8192, PT_BF16); /* sp defaults to 1 */
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "sp", NULL);
+    s = make("llama3-8b", "dgx-h100", 64, "tp=2 sp=0 zero=3", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "zero", "AutoTP");
+    s = make("llama3-8b", "dgx-h100", 64, "recompute=selective", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "recompute", NULL);
+    s = make("llama3-8b", "dgx-h100", 64, "pp=2 vpp=2", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "vpp", NULL);
+    s = make("llama3-8b", "dgx-h100", 64, "pp=2 schedule=gpipe", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "schedule", NULL);
+    s = make("llama3-8b", "dgx-h100", 64, "zero=1", 512, 8192, PT_FP8);
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "dtype", NULL);
+}
+
+static void test_refusals_torchtitan(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64, "tp=2 pp=2 zero=1", 512, 8192, PT_BF16);
+    (void)state;
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "zero", "zero=3");
+    s = make("llama3-8b", "dgx-h100", 64, "zero=2", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "zero", NULL);
+    s = make("llama3-8b", "dgx-h100", 64, "tp=2 sp=0 zero=3", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "sp", NULL);
+    s = make("llama3-8b", "dgx-h100", 64, "pp=4 schedule=zb-h1 zero=3", 512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "schedule", "InterleavedZeroBubble");
+    s = make("llama3-8b", "dgx-h100", 64, "zero=3", 512, 8192, PT_FP16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "dtype", NULL);
+    /* no torchtitan model for GPT-3 (learned positions, GELU, biases) */
+    s = make("gpt3-175b", "dgx-a100-80g", 64, "tp=8 pp=8 zero=3", 512, 2048, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "model", "flavor");
+}
+
+/* A strategy that fails the general rules is refused before any engine rule. */
+static void test_unchecked_strategy(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64, "tp=1", 512, 8192, PT_BF16);
+    (void)state;
+    s.st.dp = 32; /* 1*1*1*32 != 64 */
+    export_refused(PT_EXPORT_MEGATRON, &s, "dp", NULL);
+}
+
+/* ---- format names and determinism ----------------------------------------------------------- */
+
+static void test_parse_fmt(void **state)
+{
+    pt_export_fmt f = PT_EXPORT_MEGATRON;
+    (void)state;
+    assert_int_equal(pt_export_parse_fmt("deepspeed", &f), 1);
+    assert_int_equal(f, PT_EXPORT_DEEPSPEED);
+    assert_int_equal(pt_export_parse_fmt("torchtitan", &f), 1);
+    assert_int_equal(f, PT_EXPORT_TORCHTITAN);
+    assert_int_equal(pt_export_parse_fmt("megatron", &f), 1);
+    assert_int_equal(f, PT_EXPORT_MEGATRON);
+    assert_int_equal(pt_export_parse_fmt("vllm", &f), 0);
+    assert_int_equal(pt_export_parse_fmt("Megatron", &f), 0);
+    assert_int_equal(pt_export_parse_fmt("", &f), 0);
+    assert_int_equal(f, PT_EXPORT_MEGATRON); /* untouched when unknown */
+}
+
+static void test_deterministic(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 64, "tp=2 pp=2 zero=1 recompute=full", 512, 8192,
+                   PT_BF16);
+    (void)state;
+    for (int f = PT_EXPORT_MEGATRON; f <= PT_EXPORT_TORCHTITAN; f++) {
+        char *a, *b;
+        if (f == PT_EXPORT_TORCHTITAN) s.st.zero = 3;
+        if (f == PT_EXPORT_DEEPSPEED) s.st.sp = 0;
+        a = export_ok((pt_export_fmt)f, &s);
+        b = export_ok((pt_export_fmt)f, &s);
+        assert_string_equal(a, b);
+        check_text_form("determinism", a);
+        free(a);
+        free(b);
+        s.st.sp = 1;
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_megatron_gpt3_vpp),
+        cmocka_unit_test(test_megatron_llama3_70b_gqa),
+        cmocka_unit_test(test_megatron_llama3_8b_cp_offload_fp8),
+        cmocka_unit_test(test_deepspeed_llama3_8b_zero3),
+        cmocka_unit_test(test_deepspeed_pipeline_fp16_offload),
+        cmocka_unit_test(test_deepspeed_offload_params),
+        cmocka_unit_test(test_torchtitan_llama3_8b),
+        cmocka_unit_test(test_torchtitan_ddp_interleaved),
+        cmocka_unit_test(test_torchtitan_cp_offload),
+        cmocka_unit_test(test_torchtitan_v_schedules),
+        cmocka_unit_test(test_refusals_megatron),
+        cmocka_unit_test(test_refusals_deepspeed),
+        cmocka_unit_test(test_refusals_torchtitan),
+        cmocka_unit_test(test_unchecked_strategy),
+        cmocka_unit_test(test_parse_fmt),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
