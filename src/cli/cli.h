@@ -14,6 +14,7 @@ typedef struct cli_job {
     int64_t gpus;          /* --gpus, 0 = the cluster's default   */
     const char *strategy;  /* --strategy                          */
     int json;              /* --json                              */
+    int engine_set;        /* --engine was given                  */
     pt_job job;            /* seq_len 0 = from the model          */
 } cli_job;
 
@@ -24,6 +25,11 @@ int cli_usage(const char *fmt, ...);
 
 /* Parses a whole number option value; returns 0 on success. */
 int cli_int(const char *opt, const char *v, int64_t lo, int64_t *out);
+
+/* Options every pricing command takes (--cluster --gpus --seq-len --dtype
+ * --engine --no-flash-attention): returns how many arguments it used (1 or
+ * 2), 0 if a is not one of them, or minus the exit status on an error. */
+int cli_job_option(cli_job *o, const char *a, const char *v);
 
 /* Loads model and cluster for the job options; fills seq_len default. */
 int cli_load(cli_job *o, pt_model *m, pt_cluster *c);

@@ -24,31 +24,20 @@ int cmd_eval(int argc, char **argv)
     o.job.flash_attention = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = !strcmp(a, "--cluster") || !strcmp(a, "--gpus") || !strcmp(a, "--strategy") ||
-                    !strcmp(a, "--global-batch") || !strcmp(a, "--seq-len") || !strcmp(a, "--dtype") ||
-                    !strcmp(a, "--engine");
-        if (takes && !v) return cli_usage("%s needs a value", a);
-        if (!strcmp(a, "--cluster")) o.cluster = v;
-        else if (!strcmp(a, "--strategy")) o.strategy = v;
-        else if (!strcmp(a, "--gpus")) { if (cli_int(a, v, 1, &o.gpus)) return 2; }
-        else if (!strcmp(a, "--global-batch")) { if (cli_int(a, v, 1, &o.job.global_batch)) return 2; }
-        else if (!strcmp(a, "--seq-len")) { if (cli_int(a, v, 1, &o.job.seq_len)) return 2; }
-        else if (!strcmp(a, "--dtype")) {
-            if (!strcmp(v, "bf16")) o.job.dtype = PT_BF16;
-            else if (!strcmp(v, "fp16")) o.job.dtype = PT_FP16;
-            else if (!strcmp(v, "fp8")) o.job.dtype = PT_FP8;
-            else return cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
-        } else if (!strcmp(a, "--engine")) {
-            if (!strcmp(v, "megatron")) o.job.engine = PT_ENGINE_MEGATRON;
-            else if (!strcmp(v, "deepspeed")) o.job.engine = PT_ENGINE_DEEPSPEED;
-            else if (!strcmp(v, "fsdp") || !strcmp(v, "torchtitan")) o.job.engine = PT_ENGINE_FSDP;
-            else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
-        } else if (!strcmp(a, "--json")) { o.json = 1; continue; }
-        else if (!strcmp(a, "--no-flash-attention")) { o.job.flash_attention = 0; continue; }
+        int used = cli_job_option(&o, a, v);
+        if (used < 0) return -used;
+        if (used) {
+            i += used - 1;
+            continue;
+        }
+        if ((!strcmp(a, "--strategy") || !strcmp(a, "--global-batch")) && !v)
+            return cli_usage("%s needs a value", a);
+        if (!strcmp(a, "--strategy")) o.strategy = argv[++i];
+        else if (!strcmp(a, "--global-batch")) { if (cli_int(a, argv[++i], 1, &o.job.global_batch)) return 2; }
+        else if (!strcmp(a, "--json")) o.json = 1;
         else if (a[0] == '-') return cli_usage("eval: unknown option \"%s\"", a);
-        else if (!o.model) { o.model = a; continue; }
+        else if (!o.model) o.model = a;
         else return cli_usage("eval: unexpected argument \"%s\"", a);
-        i++;
     }
     if (!o.model) return cli_usage("eval: give a MODEL (a name from `partita models` or a config.json)");
     if (!o.cluster) return cli_usage("eval: give --cluster C (a name from `partita clusters` or a cluster file)");

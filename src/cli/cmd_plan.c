@@ -184,36 +184,25 @@ int cmd_plan(int argc, char **argv)
     const char *gb = NULL, *space = NULL, *fix = NULL, *export_fmt = NULL, *out = NULL;
     const char *objective = "step";
     int64_t top = 5, threads = 0;
-    int explain_f = 0, rc, engine_set = 0;
+    int explain_f = 0, rc;
     memset(&o, 0, sizeof o);
     o.job.dtype = PT_BF16;
     o.job.flash_attention = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        static const char *const with_value[] = {"--cluster", "--gpus", "--global-batch", "--seq-len",
-                                                 "--dtype", "--engine", "--objective", "--top",
-                                                 "--space", "--fix", "--threads", "--export", "--out",
-                                                 NULL};
-        int takes = 0;
+        static const char *const with_value[] = {"--global-batch", "--objective", "--top", "--space",
+                                                 "--fix", "--threads", "--export", "--out", NULL};
+        int used = cli_job_option(&o, a, v), takes = 0;
+        if (used < 0) return -used;
+        if (used) {
+            i += used - 1;
+            continue;
+        }
         for (int k = 0; with_value[k]; k++)
             if (!strcmp(a, with_value[k])) takes = 1;
         if (takes && !v) return cli_usage("%s needs a value", a);
-        if (!strcmp(a, "--cluster")) o.cluster = v;
-        else if (!strcmp(a, "--gpus")) { if (cli_int(a, v, 1, &o.gpus)) return 2; }
-        else if (!strcmp(a, "--global-batch")) gb = v;
-        else if (!strcmp(a, "--seq-len")) { if (cli_int(a, v, 1, &o.job.seq_len)) return 2; }
-        else if (!strcmp(a, "--dtype")) {
-            if (!strcmp(v, "bf16")) o.job.dtype = PT_BF16;
-            else if (!strcmp(v, "fp16")) o.job.dtype = PT_FP16;
-            else if (!strcmp(v, "fp8")) o.job.dtype = PT_FP8;
-            else return cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
-        } else if (!strcmp(a, "--engine")) {
-            engine_set = 1;
-            if (!strcmp(v, "megatron")) o.job.engine = PT_ENGINE_MEGATRON;
-            else if (!strcmp(v, "deepspeed")) o.job.engine = PT_ENGINE_DEEPSPEED;
-            else if (!strcmp(v, "fsdp") || !strcmp(v, "torchtitan")) o.job.engine = PT_ENGINE_FSDP;
-            else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
-        } else if (!strcmp(a, "--objective")) objective = v;
+        if (!strcmp(a, "--global-batch")) gb = v;
+        else if (!strcmp(a, "--objective")) objective = v;
         else if (!strcmp(a, "--top")) { if (cli_int(a, v, 1, &top)) return 2; }
         else if (!strcmp(a, "--threads")) { if (cli_int(a, v, 1, &threads)) return 2; }
         else if (!strcmp(a, "--space")) space = v;
@@ -222,7 +211,6 @@ int cmd_plan(int argc, char **argv)
         else if (!strcmp(a, "--out")) out = v;
         else if (!strcmp(a, "--json")) { o.json = 1; continue; }
         else if (!strcmp(a, "--explain")) { explain_f = 1; continue; }
-        else if (!strcmp(a, "--no-flash-attention")) { o.job.flash_attention = 0; continue; }
         else if (a[0] == '-') return cli_usage("plan: unknown option \"%s\"", a);
         else if (!o.model) { o.model = a; continue; }
         else return cli_usage("plan: unexpected argument \"%s\"", a);
@@ -269,9 +257,6 @@ int cmd_plan(int argc, char **argv)
                 snprintf(buf, sizeof buf, "%s=%lld", pt_space_dim_name(k), (long long)pt_strategy_dim(&f, k));
                 if ((s = pt_space_parse(buf, "--fix", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
             }
-        if (set & PT_K_VPP && f.vpp > 1 && !(set & PT_K_SCHEDULE)) {
-            /* vpp>1 means an interleaved or V-shaped schedule; leave it to the search */
-        }
     }
     if (export_fmt) {
         /* search only what the engine can run (unless the user narrowed it
@@ -293,7 +278,7 @@ int cmd_plan(int argc, char **argv)
                 so.space.n[k] = eng.n[k];
                 memcpy(so.space.v[k], eng.v[k], sizeof eng.v[k]);
             }
-        if (!engine_set) o.job.engine = engine[fmt];
+        if (!o.engine_set) o.job.engine = engine[fmt];
     }
     so.top_k = (int)top;
     so.threads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -56,6 +56,35 @@ int cli_int(const char *opt, const char *v, int64_t lo, int64_t *out)
     return 0;
 }
 
+int cli_job_option(cli_job *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--no-flash-attention")) {
+        o->job.flash_attention = 0;
+        return 1;
+    }
+    if (!strcmp(a, "--cluster") || !strcmp(a, "--gpus") || !strcmp(a, "--seq-len") ||
+        !strcmp(a, "--dtype") || !strcmp(a, "--engine")) {
+        if (!v) return -cli_usage("%s needs a value", a);
+        if (!strcmp(a, "--cluster")) o->cluster = v;
+        else if (!strcmp(a, "--gpus")) { if (cli_int(a, v, 1, &o->gpus)) return -2; }
+        else if (!strcmp(a, "--seq-len")) { if (cli_int(a, v, 1, &o->job.seq_len)) return -2; }
+        else if (!strcmp(a, "--dtype")) {
+            if (!strcmp(v, "bf16")) o->job.dtype = PT_BF16;
+            else if (!strcmp(v, "fp16")) o->job.dtype = PT_FP16;
+            else if (!strcmp(v, "fp8")) o->job.dtype = PT_FP8;
+            else return -cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
+        } else {
+            o->engine_set = 1;
+            if (!strcmp(v, "megatron")) o->job.engine = PT_ENGINE_MEGATRON;
+            else if (!strcmp(v, "deepspeed")) o->job.engine = PT_ENGINE_DEEPSPEED;
+            else if (!strcmp(v, "fsdp") || !strcmp(v, "torchtitan")) o->job.engine = PT_ENGINE_FSDP;
+            else return -cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
+        }
+        return 2;
+    }
+    return 0;
+}
+
 int cli_load(cli_job *o, pt_model *m, pt_cluster *c)
 {
     pt_diag d;
