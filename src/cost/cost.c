@@ -306,40 +306,63 @@ static double in_flight(const pt_strategy *st, int64_t mb)
     return k < m ? k : m;
 }
 
+void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strategy *st,
+                          const pt_cost_prep *pr, int first, int last, pt_memory *out)
+{
+    double ndp = (double)st->dp * st->cp;
+    double lay = pr->layer_params / st->tp;
+    double P = stage_params(m, st, first, last);
+    double w = 2.0 * P, g = 4.0 * P, o = 12.0 * P;
+    if (job->dtype == PT_FP8) w += 1.0 * P; /* fp8 copies of the weights */
+    if (st->zero >= 1) o /= ndp;
+    if (st->zero >= 2) g /= ndp;
+    if (st->zero >= 3) {
+        /* FSDP / DeepSpeed ZeRO-3 keep 16 B per parameter, all sharded:
+         * half-precision weights and gradients (2 + 2) and the fp32
+         * master, m, v (12); plus the layer in use and the one being
+         * prefetched, gathered in half precision, and that layer's
+         * unsharded gradient before its reduce-scatter (DeepSpeed caps
+         * both with its default bucket sizes). */
+        double live = 2.0 * lay, red = lay;
+        if (job->engine == PT_ENGINE_DEEPSPEED) {
+            /* stage3_max_live_parameters 1e9, reduce_bucket_size 5e8 */
+            if (live > 1e9) live = 1e9;
+            if (red > 5e8) red = 5e8;
+        }
+        w = w / ndp + 2.0 * live;
+        g = 2.0 * P / ndp + 2.0 * red;
+    }
+    if (st->offload == PT_OFF_OPTIMIZER) o = 0;
+    if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
+    memset(out, 0, sizeof *out);
+    out->weights = (int64_t)w;
+    out->gradients = (int64_t)g;
+    out->optimizer = (int64_t)o;
+}
+
+double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, const pt_strategy *st,
+                                       int first, int last)
+{
+    double T = (double)job->seq_len / st->cp * st->mbs, a = 0;
+    if (first) a += T * (double)m->hidden * (m->dropout ? 3.0 : 2.0) / (st->sp ? st->tp : 1);
+    if (last) /* final norm output and fp32 logits of the micro-batch in flight */
+        a += T * (double)m->hidden * 2.0 / (st->sp ? st->tp : 1) + T * (double)m->vocab * 4.0 / st->tp;
+    return a;
+}
+
+int64_t pt_cost_other_bytes(double rest) { return (int64_t)(CONTEXT_BYTES + FRAG_FRACTION * rest); }
+
 static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
                    const pt_cost_prep *pr, int64_t mb, pt_memory *out)
 {
-    double ndp = (double)st->dp * st->cp;
     double best_total = -1;
-    double lay = pr->layer_params / st->tp;
     double per_layer = pr->act_layer;
     double layers = (double)m->layers / st->pp;
     for (int which = 0; which < 2; which++) {
         int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
-        double P = stage_params(m, st, first, last);
-        double w = 2.0 * P, g = 4.0 * P, o = 12.0 * P, a, other, tot;
-        double sq = (double)job->seq_len / st->cp, T = sq * st->mbs;
-        if (job->dtype == PT_FP8) w += 1.0 * P; /* fp8 copies of the weights */
-        if (st->zero >= 1) o /= ndp;
-        if (st->zero >= 2) g /= ndp;
-        if (st->zero >= 3) {
-            /* FSDP / DeepSpeed ZeRO-3 keep 16 B per parameter, all sharded:
-             * half-precision weights and gradients (2 + 2) and the fp32
-             * master, m, v (12); plus the layer in use and the one being
-             * prefetched, gathered in half precision, and that layer's
-             * unsharded gradient before its reduce-scatter (DeepSpeed caps
-             * both with its default bucket sizes). */
-            double live = 2.0 * lay, red = lay;
-            if (job->engine == PT_ENGINE_DEEPSPEED) {
-                /* stage3_max_live_parameters 1e9, reduce_bucket_size 5e8 */
-                if (live > 1e9) live = 1e9;
-                if (red > 5e8) red = 5e8;
-            }
-            w = w / ndp + 2.0 * live;
-            g = 2.0 * P / ndp + 2.0 * red;
-        }
-        if (st->offload == PT_OFF_OPTIMIZER) o = 0;
-        if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
+        pt_memory k;
+        double a, rest;
+        pt_cost_stage_states(m, job, st, pr, first, last, &k);
         /* 1F1B-style schedules: stage i keeps pp - i micro-batches, so the
          * last stage keeps one; the others keep the first stage's count */
         a = per_layer * layers *
@@ -348,20 +371,14 @@ static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
                  ? 1.0
                  : in_flight(st, mb));
         if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
-        if (first) a += T * (double)m->hidden * (m->dropout ? 3.0 : 2.0) / (st->sp ? st->tp : 1);
-        if (last) /* final norm output and fp32 logits of the micro-batch in flight */
-            a += T * (double)m->hidden * 2.0 / (st->sp ? st->tp : 1) +
-                 T * (double)m->vocab * 4.0 / st->tp;
-        other = CONTEXT_BYTES + FRAG_FRACTION * (w + g + o + a);
-        tot = w + g + o + a + other;
-        if (tot > best_total) {
-            best_total = tot;
-            out->weights = (int64_t)w;
-            out->gradients = (int64_t)g;
-            out->optimizer = (int64_t)o;
-            out->activations = (int64_t)a;
-            out->other = (int64_t)other;
-            out->total = (int64_t)tot;
+        a += pt_cost_stage_extra_activations(m, job, st, first, last);
+        k.activations = (int64_t)a;
+        rest = (double)(k.weights + k.gradients + k.optimizer) + a;
+        k.other = pt_cost_other_bytes(rest);
+        k.total = k.weights + k.gradients + k.optimizer + k.activations + k.other;
+        if ((double)k.total > best_total) {
+            best_total = (double)k.total;
+            *out = k;
         }
     }
 }

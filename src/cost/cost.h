@@ -45,4 +45,15 @@ void pt_cost_memory_prepared(const pt_model *m, const pt_cluster *c, const pt_jo
                              const pt_strategy *st, const pt_cost_prep *pr, pt_memory *out,
                              int *fits);
 
+/* Weights, gradients and optimizer states of one device of a stage (the
+ * first holds the embedding, the last the output layer); the rest of *out 0. */
+void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strategy *st,
+                          const pt_cost_prep *pr, int first, int last, pt_memory *out);
+/* Activation bytes beyond the layers: embedding output on the first stage,
+ * final norm and fp32 logits on the last. */
+double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, const pt_strategy *st,
+                                       int first, int last);
+/* The allowance for context, workspaces and fragmentation given the rest. */
+int64_t pt_cost_other_bytes(double rest);
+
 #endif
