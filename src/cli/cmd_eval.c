@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "emit/emit.h"
+#include "sim/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,8 @@ int cmd_eval(int argc, char **argv)
     pt_diag d;
     pt_status s;
     unsigned set;
-    int rc;
+    int rc, simulate = 0;
+    pt_sim_result sim;
     memset(&o, 0, sizeof o);
     o.job.dtype = PT_BF16;
     o.job.flash_attention = 1;
@@ -35,6 +37,7 @@ int cmd_eval(int argc, char **argv)
         if (!strcmp(a, "--strategy")) o.strategy = argv[++i];
         else if (!strcmp(a, "--global-batch")) { if (cli_int(a, argv[++i], 1, &o.job.global_batch)) return 2; }
         else if (!strcmp(a, "--json")) o.json = 1;
+        else if (!strcmp(a, "--simulate")) simulate = 1;
         else if (a[0] == '-') return cli_usage("eval: unknown option \"%s\"", a);
         else if (!o.model) o.model = a;
         else return cli_usage("eval: unexpected argument \"%s\"", a);
@@ -46,6 +49,8 @@ int cmd_eval(int argc, char **argv)
     if ((s = pt_strategy_parse(o.strategy, &st, &set, &d)) != PT_OK) return cli_fail(s, &d);
     if ((s = pt_strategy_resolve(&st, set, &m, &c, &o.job, &d)) != PT_OK) return cli_fail(s, &d);
     pt_cost_eval(&m, &c, &o.job, &st, &cost);
+    memset(&sim, 0, sizeof sim);
+    if (simulate && (s = pt_sim_run(&m, &c, &o.job, &st, &sim, &d)) != PT_OK) return cli_fail(s, &d);
     if (o.json) {
         json_t *j = pt_emit_plan_json(&st, &cost);
         char *text;
@@ -59,6 +64,11 @@ int cmd_eval(int argc, char **argv)
         json_object_set_new(head, "flash_attention", json_boolean(o.job.flash_attention));
         json_object_set_new(head, "engine", json_string(pt_engine_name(o.job.engine)));
         json_object_update(head, j);
+        if (simulate) {
+            json_object_set_new(head, "simulated_step_time_s", json_real(sim.step_time_s));
+            json_object_set_new(head, "simulated_bubble_s", json_real(sim.bubble_s));
+            json_object_set_new(head, "simulated_peak_memory_GiB", json_real((double)sim.peak_bytes / PT_GiB));
+        }
         text = pt_emit_json_text(head);
         printf("%s\n", text);
         free(text);
@@ -66,6 +76,15 @@ int cmd_eval(int argc, char **argv)
         json_decref(head);
     } else {
         pt_emit_plan_table(stdout, &m, &c, &o.job, &st, &cost);
+        if (simulate) {
+            printf("\nsimulated, event by event: step %.3f s (pipeline %.3f s, of which %.3f s idle "
+                   "on the busiest stage; then %.3f s of DP and optimizer)\n",
+                   sim.step_time_s, sim.pipeline_s, sim.bubble_s, sim.tail_s);
+            printf("  peak memory per stage (GiB):");
+            for (int i = 0; i < sim.pp; i++) printf(" %.1f", (double)sim.stage_peak[i] / PT_GiB);
+            printf("\n");
+        }
     }
+    pt_sim_free(&sim);
     return 0;
 }

@@ -1,0 +1,71 @@
+/*
+ * sim.h -- one training step replayed event by event.
+ *
+ * Each pipeline rank (stage) has a compute stream and a send stream.  A
+ * schedule is a generator of each rank's operation order: F (forward of one
+ * micro-batch through one virtual stage), B (its backward, or only the
+ * input-gradient half for zero-bubble schedules) and W (the weight-gradient
+ * half).  The simulator replays the orders: an operation starts when its rank
+ * is free and its inputs have arrived -- F after the previous virtual stage's
+ * F plus the point-to-point transfer if that stage lives on another rank, B
+ * after the next virtual stage's B (and after its own F), W after its B.
+ * Durations come from the analytic model's per-layer costs (src/cost) so the
+ * two can be compared; TP/CP collectives are inside F and B (they are on the
+ * critical path); data-parallel collectives and the optimizer step are added
+ * after the pipeline drains as the analytic model prices them.
+ * Activation memory rises at each F's end and falls when the micro-batch's
+ * B (or W) on that virtual stage ends; the peak per rank is recorded.
+ *
+ * Schedules (orders): GPipe, 1F1B and interleaved 1F1B (Megatron's
+ * get_model_chunk_id order), ZB-H1 (1F1B with W deferred into the drain,
+ * Qi et al. 2024), ZB-V and DualPipe-V (two chunks per rank in a V, virtual
+ * stage s and 2p-1-s; ordered greedily: B first, then F while fewer than p
+ * micro-batches are in flight, then W).
+ * Not here: drawing (src/emit/trace.c, svg.c).
+ */
+#ifndef PT_SIM_H
+#define PT_SIM_H
+
+#include "partita.h"
+
+typedef enum pt_op_kind { PT_OP_F = 0, PT_OP_B, PT_OP_W, PT_OP_SEND } pt_op_kind;
+
+typedef struct pt_sim_event {
+    int stage;         /* pipeline rank, 0..pp-1                          */
+    int stream;        /* 0 compute, 1 send                                */
+    pt_op_kind kind;
+    int mb;            /* micro-batch, 0..m-1                              */
+    int vstage;        /* virtual stage, 0..pp*chunks-1                    */
+    int layer_lo, layer_hi; /* layers [lo, hi) of that virtual stage       */
+    double start_s, end_s;
+} pt_sim_event;
+
+typedef struct pt_sim_mem {   /* activation+static bytes of a rank from t on */
+    int stage;
+    double t;
+    int64_t bytes;
+} pt_sim_mem;
+
+typedef struct pt_sim_result {
+    int pp, chunks;           /* ranks; virtual stages per rank              */
+    int64_t microbatches;
+    double pipeline_s;        /* first F start to last B/W end               */
+    double tail_s;            /* exposed DP collectives + optimizer + offload */
+    double step_time_s;       /* pipeline_s + tail_s                          */
+    double busy_s;            /* compute time of the busiest rank            */
+    double bubble_s;          /* pipeline_s - busy_s                         */
+    int64_t peak_bytes;       /* largest per-rank peak (static + activations) */
+    int64_t *stage_peak;      /* pp entries                                  */
+    int64_t *stage_static;    /* pp entries: weights, grads, optimizer, other */
+    int nevents;
+    pt_sim_event *events;     /* in start order                              */
+    int nmem;
+    pt_sim_mem *mem;          /* in time order per rank                      */
+} pt_sim_result;
+
+/* Simulates one step of st (already checked).  PT_ENOMEM on allocation failure. */
+pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                     const pt_strategy *st, pt_sim_result *r, pt_diag *d);
+void pt_sim_free(pt_sim_result *r);
+
+#endif

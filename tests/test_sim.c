@@ -1,0 +1,170 @@
+/*
+ * test_sim.c -- the step simulator (src/sim) against the analytic model and
+ * against hand-derived pipeline bubbles.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "partita.h"
+#include "base/base.h"
+#include "plan/validate.h"
+#include "sim/sim.h"
+
+static pt_model model(const char *name)
+{
+    pt_model m;
+    pt_diag d;
+    assert_int_equal(pt_model_builtin(name, &m, &d), PT_OK);
+    return m;
+}
+
+static pt_cluster cluster(const char *name, int64_t n)
+{
+    pt_cluster c;
+    pt_diag d;
+    assert_int_equal(pt_cluster_builtin(name, &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, n, &d), PT_OK);
+    return c;
+}
+
+static pt_strategy strat(const char *text, const pt_model *m, const pt_cluster *c, const pt_job *j)
+{
+    pt_strategy st;
+    unsigned set;
+    pt_diag d;
+    assert_int_equal(pt_strategy_parse(text, &st, &set, &d), PT_OK);
+    if (pt_strategy_resolve(&st, set, m, c, j, &d) != PT_OK) fail_msg("%s: %s", text, d.msg);
+    return st;
+}
+
+/* A uniform pipeline on a hand example: gpt-1.7b's 24 layers with a 64-token
+ * vocabulary (so the embedding and the logits weigh nothing), pp=4 with 6
+ * layers per stage on one node.  1F1B idles each stage for (p-1)(t_f+t_b)
+ * (Narayanan eq. 2): the simulated idle time of the busiest stage over its
+ * work per micro-batch is p-1 = 3 (within 5%: the point-to-point sends);
+ * interleaving (v=2, 3 layers per virtual stage) divides it by v (eq. 3);
+ * GPipe idles as much as 1F1B. */
+static void test_bubble_hand(void **state)
+{
+    pt_model m = model("gpt-1.7b");
+    pt_cluster c = cluster("dgx-a100-80g", 8);
+    pt_job j = {2048, 32, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    static const struct { const char *s; double want; } cases[] = {
+        {"tp=1 pp=4 dp=2 mbs=1 schedule=1f1b", 3.0},
+        {"tp=1 pp=4 dp=2 mbs=1 schedule=gpipe", 3.0},
+        {"tp=1 pp=4 dp=2 mbs=1 vpp=2 schedule=interleaved", 1.5},
+    };
+    (void)state;
+    m.vocab = 64;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pt_strategy st = strat(cases[i].s, &m, &c, &j);
+        pt_sim_result r;
+        pt_diag d;
+        double per_mb;
+        assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
+        per_mb = r.busy_s / (double)r.microbatches;
+        if (fabs(r.bubble_s / per_mb - cases[i].want) > 0.05 * cases[i].want)
+            fail_msg("%s: bubble %.4f micro-batches, want %.2f", cases[i].s, r.bubble_s / per_mb,
+                     cases[i].want);
+        /* one F and one B per micro-batch per virtual stage */
+        {
+            int nf = 0, nb = 0;
+            for (int e = 0; e < r.nevents; e++) {
+                nf += r.events[e].kind == PT_OP_F;
+                nb += r.events[e].kind == PT_OP_B;
+            }
+            assert_int_equal(nf, r.microbatches * st.pp * st.vpp);
+            assert_int_equal(nb, nf);
+        }
+        pt_sim_free(&r);
+    }
+}
+
+/* Zero-bubble schedules idle less than 1F1B on the same plan, at the
+ * memory they cost (ZB-H1 the same as 1F1B; DualPipe two copies of the
+ * weights). */
+static void test_zero_bubble(void **state)
+{
+    pt_model m = model("gpt3-175b");
+    pt_cluster c = cluster("dgx-a100-80g", 64);
+    pt_job j = {2048, 64, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_sim_result base, zbh1, zbv, dual;
+    pt_diag d;
+    pt_strategy s1 = strat("tp=8 pp=8 mbs=1 recompute=selective", &m, &c, &j);
+    pt_strategy s2 = strat("tp=8 pp=8 mbs=1 recompute=selective schedule=zb-h1", &m, &c, &j);
+    pt_strategy s3 = strat("tp=8 pp=8 vpp=2 mbs=1 recompute=selective schedule=zb-v", &m, &c, &j);
+    pt_strategy s4 = strat("tp=8 pp=8 mbs=1 recompute=selective schedule=dualpipe", &m, &c, &j);
+    (void)state;
+    assert_int_equal(pt_sim_run(&m, &c, &j, &s1, &base, &d), PT_OK);
+    assert_int_equal(pt_sim_run(&m, &c, &j, &s2, &zbh1, &d), PT_OK);
+    assert_int_equal(pt_sim_run(&m, &c, &j, &s3, &zbv, &d), PT_OK);
+    assert_int_equal(pt_sim_run(&m, &c, &j, &s4, &dual, &d), PT_OK);
+    assert_true(zbh1.bubble_s < 0.8 * base.bubble_s);
+    assert_true(zbv.bubble_s < 0.6 * base.bubble_s);
+    assert_true(dual.bubble_s < base.bubble_s);
+    assert_true(zbh1.step_time_s < base.step_time_s && zbv.step_time_s < base.step_time_s);
+    /* ZB-H1 keeps 1F1B's memory; DualPipe pays for two copies of the weights */
+    assert_true(fabs((double)zbh1.peak_bytes / (double)base.peak_bytes - 1.0) < 0.02);
+    assert_true(dual.peak_bytes > base.peak_bytes);
+    printf("  bubble (s): 1f1b %.3f, zb-h1 %.3f, zb-v %.3f, dualpipe %.3f; peak GiB: %.1f %.1f %.1f %.1f\n",
+           base.bubble_s, zbh1.bubble_s, zbv.bubble_s, dual.bubble_s, (double)base.peak_bytes / PT_GiB,
+           (double)zbh1.peak_bytes / PT_GiB, (double)zbv.peak_bytes / PT_GiB, (double)dual.peak_bytes / PT_GiB);
+    pt_sim_free(&base);
+    pt_sim_free(&zbh1);
+    pt_sim_free(&zbv);
+    pt_sim_free(&dual);
+}
+
+/* Every published Megatron-LM run (GPipe/1F1B/interleaved): simulated and
+ * analytic step times agree within 3%. */
+static void test_published_runs(void **state)
+{
+    char *text;
+    pt_diag d;
+    pt_vresult r;
+    int n = 0;
+    double worst = 0;
+    (void)state;
+    if (pt_read_file("../shared/data/validation/published_runs.csv", &text, &d) != PT_OK) {
+        printf("  (../shared absent: skipped)\n");
+        return;
+    }
+    assert_int_equal(pt_validate_csv(text, "published_runs.csv", NULL, &r, &d), PT_OK);
+    free(text);
+    for (int i = 0; i < r.n; i++) {
+        const pt_vrow *w = &r.rows[i];
+        pt_sim_result s;
+        pt_cost k;
+        double e;
+        if (w->skipped[0] || !w->is_time || !w->engine_run) continue;
+        pt_cost_eval(&w->model_v, &w->cluster_v, &w->job_v, &w->st_v, &k);
+        assert_int_equal(pt_sim_run(&w->model_v, &w->cluster_v, &w->job_v, &w->st_v, &s, &d), PT_OK);
+        e = fabs(s.step_time_s / k.step_time_s - 1.0);
+        if (e > worst) worst = e;
+        if (e > 0.03)
+            fail_msg("line %d %s: simulated %.3f s, analytic %.3f s (%.1f%%)", w->line, w->model,
+                     s.step_time_s, k.step_time_s, 100 * e);
+        n++;
+        pt_sim_free(&s);
+    }
+    printf("  %d published Megatron runs: simulated vs analytic worst %.2f%%\n", n, 100 * worst);
+    assert_true(n >= 20);
+    pt_validate_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bubble_hand),
+        cmocka_unit_test(test_zero_bubble),
+        cmocka_unit_test(test_published_runs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
