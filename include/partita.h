@@ -172,6 +172,8 @@ typedef struct pt_strategy {
     pt_recompute recompute;
     pt_schedule schedule;
     pt_offload offload;
+    int pp_first;           /* layers on the first pipeline stage; 0 = even split */
+    int pp_last;            /* layers on the last pipeline stage; 0 = even split  */
 } pt_strategy;
 
 /* Bits of pt_strategy that a parsed string set explicitly. */
@@ -179,7 +181,7 @@ enum {
     PT_K_TP = 1 << 0, PT_K_PP = 1 << 1, PT_K_DP = 1 << 2, PT_K_CP = 1 << 3,
     PT_K_EP = 1 << 4, PT_K_ETP = 1 << 5, PT_K_VPP = 1 << 6, PT_K_MBS = 1 << 7,
     PT_K_GBS = 1 << 8, PT_K_SP = 1 << 9, PT_K_ZERO = 1 << 10, PT_K_RECOMPUTE = 1 << 11,
-    PT_K_SCHEDULE = 1 << 12, PT_K_OFFLOAD = 1 << 13
+    PT_K_SCHEDULE = 1 << 12, PT_K_OFFLOAD = 1 << 13, PT_K_PP_FIRST = 1 << 14, PT_K_PP_LAST = 1 << 15
 };
 
 const char *pt_recompute_name(pt_recompute r);
@@ -209,6 +211,11 @@ pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
 /* Checks the rules only (st fully filled in). */
 pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_cluster *c,
                             const pt_job *job, pt_diag *d);
+/* Layers on the first, each middle and the last pipeline stage (Megatron's
+ * --decoder-first/last-pipeline-num-layers: the middle stages split the rest
+ * evenly). */
+void pt_strategy_stage_layers(const pt_strategy *st, int64_t layers, int64_t *first, int64_t *mid,
+                              int64_t *last);
 /* Canonical text: "tp=8 pp=8 dp=16 cp=1 ep=1 etp=8 vpp=1 mbs=1 gbs=1536 sp=1 zero=1 ..." */
 void pt_strategy_format(const pt_strategy *st, char *buf, size_t n);
 

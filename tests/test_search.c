@@ -58,6 +58,8 @@ static void test_brute_force(void **state)
     pt_search_result r;
     pt_diag d;
     double best = 0;
+    /* even stages only: the brute force below does not write uneven ones */
+    assert_int_equal(pt_space_parse("pp_first=0 pp_last=0", "--space", &o.space, &d), PT_OK);
     int64_t fitting = 0;
     static const char *const sched[] = {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe"};
     static const char *const rcs[] = {"none", "full"}; /* selective == none with flash */
@@ -203,6 +205,37 @@ static void test_gbs_range(void **state)
     pt_search_free(&r);
 }
 
+/* Uneven stages: llama3-70b (80 layers) on 64 H100, tp=4 pp=4, no recompute,
+ * seq 8192: the even split (20 layers a stage) does not fit on the first
+ * stage, which holds 4 micro-batches of activations; the search finds a
+ * layout that gives the first stage fewer layers and fits. */
+static void test_uneven_stages(void **state)
+{
+    pt_model m = model("llama3-70b");
+    pt_cluster c = cluster("dgx-h100", 64);
+    pt_job j = {8192, 64, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_search_opts o = opts(5, 2, 64);
+    pt_search_result r;
+    pt_strategy even;
+    pt_cost k;
+    pt_diag d;
+    unsigned set;
+    (void)state;
+    assert_int_equal(pt_strategy_parse("tp=4 pp=4 mbs=1 zero=1 recompute=none schedule=1f1b", &even, &set, &d),
+                     PT_OK);
+    assert_int_equal(pt_strategy_resolve(&even, set, &m, &c, &j, &d), PT_OK);
+    pt_cost_eval(&m, &c, &j, &even, &k);
+    assert_false(k.fits);
+    assert_int_equal(pt_space_parse("tp=4 pp=4 cp=1 mbs=1 zero=1 recompute=none schedule=1f1b offload=none",
+                                    "--fix", &o.space, &d), PT_OK);
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+    assert_true(r.n > 0);
+    assert_true(r.plans[0].cost.fits);
+    assert_true(r.plans[0].st.pp_first > 0 && r.plans[0].st.pp_first < 20);
+    assert_int_equal(pt_strategy_check(&r.plans[0].st, &m, &c, &j, &d), PT_OK);
+    pt_search_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_threads_and_pruning),
         cmocka_unit_test(test_space),
         cmocka_unit_test(test_gbs_range),
+        cmocka_unit_test(test_uneven_stages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,8 +88,9 @@ static void test_bubble_hand(void **state)
 }
 
 /* Zero-bubble schedules idle less than 1F1B on the same plan, at the
- * memory they cost (ZB-H1 the same as 1F1B; DualPipe two copies of the
- * weights). */
+ * memory they cost: the deferred weight-gradient passes keep half of their
+ * micro-batches' activations (W_KEEP), so ZB-H1 peaks somewhat above 1F1B;
+ * DualPipe holds two copies of the weights. */
 static void test_zero_bubble(void **state)
 {
     pt_model m = model("gpt3-175b");
@@ -110,8 +111,8 @@ static void test_zero_bubble(void **state)
     assert_true(zbv.bubble_s < 0.6 * base.bubble_s);
     assert_true(dual.bubble_s < base.bubble_s);
     assert_true(zbh1.step_time_s < base.step_time_s && zbv.step_time_s < base.step_time_s);
-    /* ZB-H1 keeps 1F1B's memory; DualPipe pays for two copies of the weights */
-    assert_true(fabs((double)zbh1.peak_bytes / (double)base.peak_bytes - 1.0) < 0.02);
+    assert_true(zbh1.peak_bytes >= base.peak_bytes);
+    assert_true((double)zbh1.peak_bytes < 1.35 * (double)base.peak_bytes);
     assert_true(dual.peak_bytes > base.peak_bytes);
     printf("  bubble (s): 1f1b %.3f, zb-h1 %.3f, zb-v %.3f, dualpipe %.3f; peak GiB: %.1f %.1f %.1f %.1f\n",
            base.bubble_s, zbh1.bubble_s, zbv.bubble_s, dual.bubble_s, (double)base.peak_bytes / PT_GiB,

@@ -6,6 +6,7 @@
 #define PT_CLI_H
 
 #include "partita.h"
+#include "sim/sim.h"
 
 /* Options common to commands that price a job. */
 typedef struct cli_job {
@@ -30,6 +31,11 @@ int cli_int(const char *opt, const char *v, int64_t lo, int64_t *out);
  * --engine --no-flash-attention): returns how many arguments it used (1 or
  * 2), 0 if a is not one of them, or minus the exit status on an error. */
 int cli_job_option(cli_job *o, const char *a, const char *v);
+
+/* Writes the Chrome trace and/or the SVG of a simulated step (either may be
+ * NULL); returns 0 or the exit status. */
+int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
+                       const char *trace, const char *svg);
 
 /* Loads model and cluster for the job options; fills seq_len default. */
 int cli_load(cli_job *o, pt_model *m, pt_cluster *c);

@@ -20,6 +20,7 @@ int cmd_eval(int argc, char **argv)
     pt_status s;
     unsigned set;
     int rc, simulate = 0;
+    const char *trace = NULL, *svg = NULL;
     pt_sim_result sim;
     memset(&o, 0, sizeof o);
     o.job.dtype = PT_BF16;
@@ -32,9 +33,12 @@ int cmd_eval(int argc, char **argv)
             i += used - 1;
             continue;
         }
-        if ((!strcmp(a, "--strategy") || !strcmp(a, "--global-batch")) && !v)
+        if ((!strcmp(a, "--strategy") || !strcmp(a, "--global-batch") || !strcmp(a, "--trace") ||
+             !strcmp(a, "--svg")) && !v)
             return cli_usage("%s needs a value", a);
         if (!strcmp(a, "--strategy")) o.strategy = argv[++i];
+        else if (!strcmp(a, "--trace")) simulate = 1, trace = argv[++i];
+        else if (!strcmp(a, "--svg")) simulate = 1, svg = argv[++i];
         else if (!strcmp(a, "--global-batch")) { if (cli_int(a, argv[++i], 1, &o.job.global_batch)) return 2; }
         else if (!strcmp(a, "--json")) o.json = 1;
         else if (!strcmp(a, "--simulate")) simulate = 1;
@@ -51,6 +55,10 @@ int cmd_eval(int argc, char **argv)
     pt_cost_eval(&m, &c, &o.job, &st, &cost);
     memset(&sim, 0, sizeof sim);
     if (simulate && (s = pt_sim_run(&m, &c, &o.job, &st, &sim, &d)) != PT_OK) return cli_fail(s, &d);
+    if (simulate && (rc = cli_write_timeline(&sim, &m, &st, trace, svg)) != 0) {
+        pt_sim_free(&sim);
+        return rc;
+    }
     if (o.json) {
         json_t *j = pt_emit_plan_json(&st, &cost);
         char *text;

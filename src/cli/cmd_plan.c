@@ -60,6 +60,10 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
                  p->st.sp, p->st.zero, pt_recompute_name(p->st.recompute),
                  pt_schedule_name(p->st.schedule), p->st.offload ? " offload=" : "",
                  p->st.offload ? pt_offload_name(p->st.offload) : "");
+        if (p->st.pp_first) {
+            size_t k = strlen(s);
+            snprintf(s + k, sizeof s - k, " layers %d/../%d", p->st.pp_first, p->st.pp_last);
+        }
         for (int k = 0; k < 9 && used + 20 < sizeof parts; k++) {
             double v = time_part(&p->cost.time, k);
             if (v / p->cost.step_time_s >= 0.005)
@@ -182,7 +186,8 @@ int cmd_plan(int argc, char **argv)
     pt_search_opts so;
     pt_search_result r;
     const char *gb = NULL, *space = NULL, *fix = NULL, *export_fmt = NULL, *out = NULL;
-    const char *objective = "step";
+    const char *objective = "step", *trace = NULL, *svg = NULL;
+    int verify = 0;
     int64_t top = 5, threads = 0;
     int explain_f = 0, rc;
     memset(&o, 0, sizeof o);
@@ -191,7 +196,8 @@ int cmd_plan(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         static const char *const with_value[] = {"--global-batch", "--objective", "--top", "--space",
-                                                 "--fix", "--threads", "--export", "--out", NULL};
+                                                 "--fix", "--threads", "--export", "--out", "--trace",
+                                                 "--svg", NULL};
         int used = cli_job_option(&o, a, v), takes = 0;
         if (used < 0) return -used;
         if (used) {
@@ -209,6 +215,9 @@ int cmd_plan(int argc, char **argv)
         else if (!strcmp(a, "--fix")) fix = v;
         else if (!strcmp(a, "--export")) export_fmt = v;
         else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--trace")) trace = v;
+        else if (!strcmp(a, "--svg")) svg = v;
+        else if (!strcmp(a, "--verify")) { verify = 1; continue; }
         else if (!strcmp(a, "--json")) { o.json = 1; continue; }
         else if (!strcmp(a, "--explain")) { explain_f = 1; continue; }
         else if (a[0] == '-') return cli_usage("plan: unknown option \"%s\"", a);
@@ -242,10 +251,10 @@ int cmd_plan(int argc, char **argv)
     if (fix) {
         pt_strategy f;
         unsigned set;
-        char buf[64];
         static const unsigned bits[PT_D_COUNT] = {PT_K_TP, PT_K_PP, PT_K_DP, PT_K_CP, PT_K_VPP,
                                                   PT_K_MBS, PT_K_GBS, PT_K_SP, PT_K_ZERO,
-                                                  PT_K_RECOMPUTE, PT_K_SCHEDULE, PT_K_OFFLOAD};
+                                                  PT_K_RECOMPUTE, PT_K_SCHEDULE, PT_K_OFFLOAD,
+                                                  PT_K_PP_FIRST, PT_K_PP_LAST};
         if ((s = pt_strategy_parse(fix, &f, &set, &d)) != PT_OK) {
             pt_strlcpy(d.file, "--fix", sizeof d.file);
             return cli_fail(s, &d);
@@ -253,9 +262,10 @@ int cmd_plan(int argc, char **argv)
         if ((set & PT_K_EP && f.ep != 1) || (set & PT_K_ETP))
             return cli_usage("--fix: ep and etp apply to mixture-of-experts models only");
         for (int k = 0; k < PT_D_COUNT; k++)
-            if (set & bits[k]) {
-                snprintf(buf, sizeof buf, "%s=%lld", pt_space_dim_name(k), (long long)pt_strategy_dim(&f, k));
-                if ((s = pt_space_parse(buf, "--fix", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
+            if (set & bits[k]) { /* pinned: a one-value list */
+                so.space.kind[k] = 1;
+                so.space.n[k] = 1;
+                so.space.v[k][0] = pt_strategy_dim(&f, k);
             }
     }
     if (export_fmt) {
@@ -291,6 +301,19 @@ int cmd_plan(int argc, char **argv)
         pt_search_free(&r);
         return 1;
     }
+    if (trace || svg) {
+        pt_sim_result sim;
+        if ((s = pt_sim_run(&m, &c, &o.job, &r.plans[0].st, &sim, &d)) != PT_OK) {
+            pt_search_free(&r);
+            return cli_fail(s, &d);
+        }
+        rc = cli_write_timeline(&sim, &m, &r.plans[0].st, trace, svg);
+        pt_sim_free(&sim);
+        if (rc) {
+            pt_search_free(&r);
+            return rc;
+        }
+    }
     if (export_fmt) {
         pt_export_fmt fmt;
         char *text = NULL;
@@ -317,8 +340,16 @@ int cmd_plan(int argc, char **argv)
         json_object_set_new(j, "candidates_pruned_by_memory", json_integer(r.pruned));
         json_object_set_new(j, "candidates_fitting", json_integer(r.fitting));
         json_object_set_new(j, "search_seconds", json_real(r.seconds));
-        for (int i = 0; i < r.n; i++)
-            json_array_append_new(plans, pt_emit_plan_json(&r.plans[i].st, &r.plans[i].cost));
+        for (int i = 0; i < r.n; i++) {
+            json_t *pj = pt_emit_plan_json(&r.plans[i].st, &r.plans[i].cost);
+            pt_sim_result sim;
+            if (verify && pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) == PT_OK) {
+                json_object_set_new(pj, "simulated_step_time_s", json_real(sim.step_time_s));
+                json_object_set_new(pj, "simulated_peak_memory_GiB", json_real((double)sim.peak_bytes / PT_GiB));
+                pt_sim_free(&sim);
+            }
+            json_array_append_new(plans, pj);
+        }
         json_object_set_new(j, "plans", plans);
         text = pt_emit_json_text(j);
         printf("%s\n", text);
@@ -326,6 +357,19 @@ int cmd_plan(int argc, char **argv)
         json_decref(j);
     } else {
         print_table(&m, &c, &o.job, &r, so.threads);
+        if (verify) {
+            printf("\nverified by the step simulator (event by event)\n");
+            printf("%2s  %12s %12s %7s %12s %12s\n", "#", "analytic s", "simulated s", "diff", "mem GiB",
+                   "sim peak GiB");
+            for (int i = 0; i < r.n; i++) {
+                pt_sim_result sim;
+                if (pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) != PT_OK) continue;
+                printf("%2d  %12.3f %12.3f %+6.1f%% %12.1f %12.1f\n", i + 1, r.plans[i].cost.step_time_s,
+                       sim.step_time_s, 100.0 * (sim.step_time_s / r.plans[i].cost.step_time_s - 1.0),
+                       gib(r.plans[i].cost.mem.total), (double)sim.peak_bytes / PT_GiB);
+                pt_sim_free(&sim);
+            }
+        }
         if (explain_f) explain(&c, &so, &r);
     }
     pt_search_free(&r);

@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "base/base.h"
+#include "emit/timeline.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,10 +16,11 @@ static const char usage[] =
     "  plan MODEL [--cluster C] [--gpus N] --global-batch B|LO..HI [--seq-len S]\n"
     "       [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp] [--top K]\n"
     "       [--space \"tp=4,8 pp=1..16\"] [--fix STRATEGY] [--threads T] [--json] [--explain]\n"
-    "       [--export megatron|deepspeed|torchtitan] [--out FILE]\n"
+    "       [--export megatron|deepspeed|torchtitan] [--out FILE] [--verify]\n"
+    "       [--trace FILE.json] [--svg FILE.svg]   (the best plan's simulated step)\n"
     "  eval MODEL --cluster C [--gpus N] --strategy \"tp=8 pp=8 ...\" [--global-batch B]\n"
     "       [--seq-len S] [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp]\n"
-    "       [--no-flash-attention] [--json]\n"
+    "       [--no-flash-attention] [--json] [--simulate] [--trace FILE.json] [--svg FILE.svg]\n"
     "  validate CSV [--json] [--plans]   predicted vs measured for every row of a runs CSV;\n"
     "       --plans: the best plan found for each Megatron run against its published strategy\n"
     "  models | devices | clusters   list what is built in\n";
@@ -81,6 +83,27 @@ int cli_job_option(cli_job *o, const char *a, const char *v)
             else return -cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
         }
         return 2;
+    }
+    return 0;
+}
+
+int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
+                       const char *trace, const char *svg)
+{
+    pt_diag d;
+    pt_status s;
+    char *text = NULL;
+    if (trace) {
+        if ((s = pt_emit_trace(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
+        s = pt_write_file_atomic(trace, text, strlen(text), &d);
+        free(text);
+        if (s != PT_OK) return cli_fail(s, &d);
+    }
+    if (svg) {
+        if ((s = pt_emit_svg(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
+        s = pt_write_file_atomic(svg, text, strlen(text), &d);
+        free(text);
+        if (s != PT_OK) return cli_fail(s, &d);
     }
     return 0;
 }

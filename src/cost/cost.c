@@ -272,13 +272,23 @@ double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_ba
     return per_tok * s * (double)global_batch;
 }
 
+/* Layers on a stage: the first, a middle one, or the last (pp == 1: all). */
+static double layers_on(const pt_model *m, const pt_strategy *st, int first, int last)
+{
+    int64_t f, mid, l;
+    if (st->pp == 1) return (double)m->layers;
+    if (!st->pp_first && !st->pp_last) return (double)m->layers / st->pp;
+    pt_strategy_stage_layers(st, m->layers, &f, &mid, &l);
+    return (double)(first ? f : last ? l : mid);
+}
+
 /* Parameters held by one device of a pipeline stage (before ZeRO sharding). */
 static double stage_params(const pt_model *m, const pt_strategy *st, int first, int last)
 {
     double t = st->tp, h = (double)m->hidden;
     double norms = (m->norm_bias ? 4.0 : 2.0) * h;
     double layer = ((double)pt_model_layer_params(m) - norms) / t + norms;
-    double p = layer * (double)m->layers / st->pp;
+    double p = layer * layers_on(m, st, first, last);
     if (first) p += (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
     if (last) {
         p += (m->norm_bias ? 2.0 : 1.0) * h;
@@ -357,19 +367,21 @@ static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
 {
     double best_total = -1;
     double per_layer = pr->act_layer;
-    double layers = (double)m->layers / st->pp;
-    for (int which = 0; which < 2; which++) {
+    int one_f1b = st->schedule == PT_SCHED_1F1B || st->schedule == PT_SCHED_ZBH1;
+    /* the first stage, the last, and (with uneven stages) the second, the
+     * busiest of the middle ones */
+    for (int which = 0; which < 3; which++) {
         int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
+        double fl = in_flight(st, mb);
         pt_memory k;
         double a, rest;
+        if (which == 2 && (st->pp < 3 || (!st->pp_first && !st->pp_last))) break;
         pt_cost_stage_states(m, job, st, pr, first, last, &k);
         /* 1F1B-style schedules: stage i keeps pp - i micro-batches, so the
-         * last stage keeps one; the others keep the first stage's count */
-        a = per_layer * layers *
-            (which == 1 && st->pp > 1 &&
-                     (st->schedule == PT_SCHED_1F1B || st->schedule == PT_SCHED_ZBH1)
-                 ? 1.0
-                 : in_flight(st, mb));
+         * last stage keeps one, the second pp - 1; others keep the first's count */
+        if (one_f1b && st->pp > 1 && which == 1) fl = 1.0;
+        if (one_f1b && which == 2 && fl > st->pp - 1.0) fl = st->pp - 1.0;
+        a = per_layer * layers_on(m, st, first, last) * fl;
         if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
         a += pt_cost_stage_extra_activations(m, job, st, first, last);
         k.activations = (int64_t)a;
@@ -475,19 +487,28 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     L.flops_f = pr->flops_f;
     L.flops_rc = pr->flops_rc;
 
-    /* The slowest stage sets the pace: compare first and last. */
-    {
-        double first = layers * (L.f + L.b) + emb_f + emb_b;
-        double last = layers * (L.f + L.b) + head_f + head_b;
-        if (st->pp == 1) first = last = first + head_f + head_b;
-        tf = layers * L.f + (st->pp == 1 ? emb_f + head_f : (first >= last ? emb_f : head_f));
-        tb = layers * L.b + (st->pp == 1 ? emb_b + head_b : (first >= last ? emb_b : head_b));
+    /* The slowest stage sets the pace: the first (embedding), the last
+     * (logits and loss) or, with uneven stages, a middle one. */
+    per_mb = -1;
+    tf = tb = tpf = tpb = cpf = cpb = 0;
+    for (int which = 0; which < 3; which++) {
+        int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
+        double n = layers_on(m, st, first, last);
+        double f = n * L.f + (first ? emb_f : 0) + (last ? head_f : 0);
+        double b = n * L.b + (first ? emb_b : 0) + (last ? head_b : 0);
+        double xf = n * L.tp_f + (first ? emb_tp : 0), xb = n * L.tp_b + (first && st->sp ? emb_tp : 0);
+        double tot = f + b + xf + xb + n * (L.cp_f + L.cp_b);
+        if (which == 2 && st->pp < 3) break;
+        if (tot > per_mb) {
+            per_mb = tot;
+            tf = f;
+            tb = b;
+            tpf = xf;
+            tpb = xb;
+            cpf = n * L.cp_f;
+            cpb = n * L.cp_b;
+        }
     }
-    tpf = layers * L.tp_f + emb_tp;
-    tpb = layers * L.tp_b + (st->sp ? emb_tp : 0.0);
-    cpf = layers * L.cp_f;
-    cpb = layers * L.cp_b;
-    per_mb = tf + tb + tpf + tpb + cpf + cpb;
     nmb = (double)mb;
 
     /* Pipeline point-to-point: b*s*h/t per crossing (scatter/gather or SP). */

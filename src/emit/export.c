@@ -213,7 +213,7 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
                       "megatron: world size %lld is not tp*pp*cp*dp = %d*%d*%d*%d "
                       "(validate_args: data_parallel_size = world // (tp*pp*cp))",
                       (long long)c->devices, st->tp, st->pp, st->cp, st->dp);
-    if (m->layers % st->pp != 0)
+    if (m->layers % st->pp != 0 && !st->pp_first && !st->pp_last)
         return refuse(d, "pp", itoa64(v, sizeof v, st->pp),
                       "megatron: num_layers=%lld is not divisible by pp=%d", (long long)m->layers,
                       st->pp);
@@ -278,6 +278,9 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
     meg_arg(&b, "--pipeline-model-parallel-size %d", st->pp);
     if (st->cp > 1) meg_arg(&b, "--context-parallel-size %d", st->cp);
     if (st->vpp > 1) meg_arg(&b, "--num-layers-per-virtual-pipeline-stage %lld", (long long)per_vstage);
+    /* uneven stages: Megatron splits the rest evenly over the middle stages */
+    if (st->pp_first) meg_arg(&b, "--decoder-first-pipeline-num-layers %d", st->pp_first);
+    if (st->pp_last) meg_arg(&b, "--decoder-last-pipeline-num-layers %d", st->pp_last);
     if (st->sp && st->tp > 1) meg_arg(&b, "--sequence-parallel");
     if (st->zero >= 1) meg_arg(&b, "--use-distributed-optimizer");
     meg_arg(&b, "--overlap-grad-reduce");
@@ -326,6 +329,10 @@ static pt_status export_deepspeed(const pt_model *m, const pt_cluster *c, const 
     sbuf b = {0};
     (void)m;
 
+    if (st->pp_first || st->pp_last)
+        return refuse(d, st->pp_first ? "pp_first" : "pp_last", "",
+                      "deepspeed's config cannot express uneven pipeline stages (PipelineModule "
+                      "partitions in code); export to megatron");
     if (st->cp > 1)
         return refuse(d, "cp", itoa64(v, sizeof v, st->cp),
                       "deepspeed cannot express cp=%d: its config has no context-parallel key "
@@ -492,6 +499,11 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     const char *flavor = titan_flavor(m), *sched = NULL;
     int64_t replicate, shard, stages = 0, per_stage = 0, local_batch, dp = st->dp;
 
+    if (st->pp_first || st->pp_last)
+        return refuse(d, st->pp_first ? "pp_first" : "pp_last", "",
+                      "torchtitan's legacy config cannot express these uneven stages "
+                      "(pipeline_parallel_first/last_stage_less_layers count stages, not layers); "
+                      "export to megatron");
     if (st->zero == 1 || st->zero == 2)
         return refuse(d, "zero", itoa64(v, sizeof v, st->zero),
                       "torchtitan cannot express zero=%d: FSDP2 shards parameters, gradients and "

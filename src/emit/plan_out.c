@@ -25,6 +25,8 @@ json_t *pt_emit_plan_json(const pt_strategy *st, const pt_cost *c)
     json_object_set_new(s, "recompute", json_string(pt_recompute_name(st->recompute)));
     json_object_set_new(s, "schedule", json_string(pt_schedule_name(st->schedule)));
     json_object_set_new(s, "offload", json_string(pt_offload_name(st->offload)));
+    json_object_set_new(s, "pp_first", json_integer(st->pp_first));
+    json_object_set_new(s, "pp_last", json_integer(st->pp_last));
     json_object_set_new(o, "strategy", s);
     pt_strategy_format(st, buf, sizeof buf);
     json_object_set_new(o, "strategy_string", json_string(buf));

@@ -12,7 +12,8 @@
 
 static const char *const dim_names[PT_D_COUNT] = {"tp",  "pp",   "dp",        "cp",
                                                    "vpp", "mbs",  "gbs",       "sp",
-                                                   "zero", "recompute", "schedule", "offload"};
+                                                   "zero", "recompute", "schedule", "offload",
+                                                   "pp_first", "pp_last"};
 
 const char *pt_space_dim_name(int dim) { return dim_names[dim]; }
 
@@ -44,6 +45,8 @@ int64_t pt_strategy_dim(const pt_strategy *st, int dim)
     case PT_D_ZERO: return st->zero;
     case PT_D_RECOMPUTE: return st->recompute;
     case PT_D_SCHEDULE: return st->schedule;
+    case PT_D_PP_FIRST: return st->pp_first;
+    case PT_D_PP_LAST: return st->pp_last;
     default: return st->offload;
     }
 }
@@ -95,7 +98,7 @@ pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_d
             char k[32];
             pt_strlcpy(k, key, nk + 1 < sizeof k ? nk + 1 : sizeof k);
             pt_diag_set(d, label, k, k, "\"%s\" is not KEY=VALUES with KEY one of tp pp dp cp vpp "
-                        "mbs gbs sp zero recompute schedule offload", k);
+                        "mbs gbs sp zero recompute schedule offload pp_first pp_last", k);
             d->line = 1;
             d->col = col;
             return PT_EINPUT;
@@ -283,7 +286,7 @@ static void inner(worker *w, pt_strategy *st, const pt_cost_prep *pr, int64_t mb
     if (st->vpp == 1) {
         for (int i = 0; i < 4; i++) {
             if (st->pp == 1 && i > 0) break;            /* no pipeline: one schedule */
-            if (flat[i] == PT_SCHED_DUALPIPE && (st->pp % 2 || mb % 2)) continue;
+            if (flat[i] == PT_SCHED_DUALPIPE && (st->pp % 2 || mb % 2 || st->pp_first)) continue;
             cand[ns++] = flat[i];
         }
     } else {
@@ -316,6 +319,40 @@ static int gbs_list(const pt_search_opts *o, int64_t unit, int64_t *out, int max
     for (int64_t base = 1; base <= 3; base += 2)
         for (int64_t m = base; unit * m <= o->gbs_hi && n < max; m *= 2)
             if (unit * m >= o->gbs_lo) out[n++] = unit * m;
+    return n;
+}
+
+/* Uneven pipelines worth pricing next to the even split: the first and/or the
+ * last stage give up layers to the middle ones (whose count must stay
+ * whole), so the embedding, the logits and the first stage's extra
+ * in-flight activations can be balanced (Megatron's
+ * --decoder-first/last-pipeline-num-layers).  Returns how many were set. */
+static int uneven_variants(int64_t layers, int pp, int out[8][2])
+{
+    int n = 0;
+    int64_t lm;
+    if (pp < 2 || layers % pp) return 0;
+    lm = layers / pp;
+    if (pp == 2) {
+        for (int k = 1; k <= 2; k++)
+            if (lm - k >= 1) {
+                out[n][0] = (int)(lm - k), out[n][1] = (int)(lm + k), n++;
+                out[n][0] = (int)(lm + k), out[n][1] = (int)(lm - k), n++;
+            }
+        return n;
+    }
+    for (int j = 1; j <= 2; j++) {
+        int64_t s = (int64_t)(pp - 2) * j; /* layers the middle stages take */
+        int64_t pairs[3][2] = {{s, 0}, {0, s}, {s / 2, s - s / 2}};
+        for (int k = 0; k < 3 && n < 8; k++) {
+            int64_t a = pairs[k][0], b = pairs[k][1];
+            if (k == 2 && (s % 2 || s < 2)) continue;
+            if (lm - a < 1 || lm - b < 1) continue;
+            out[n][0] = (int)(lm - a);
+            out[n][1] = (int)(lm - b);
+            n++;
+        }
+    }
     return n;
 }
 
@@ -374,10 +411,20 @@ static void *work(void *arg)
                             if (!pt_space_allows(sp, PT_D_GBS, gl[g])) continue;
                             st.gbs = gl[g];
                             for (int vpp = 1; vpp <= 16; vpp++) {
+                                int var[8][2], nv;
                                 if (vpp > 1 && (pp == 1 || m->layers % ((int64_t)pp * vpp))) continue;
                                 if (!pt_space_allows(sp, PT_D_VPP, vpp)) continue;
                                 st.vpp = vpp;
-                                inner(w, &st, &pr, mb);
+                                nv = vpp == 1 ? uneven_variants(m->layers, pp, var) : 0;
+                                for (int u = -1; u < nv; u++) {
+                                    st.pp_first = u < 0 ? 0 : var[u][0];
+                                    st.pp_last = u < 0 ? 0 : var[u][1];
+                                    if (!pt_space_allows(sp, PT_D_PP_FIRST, st.pp_first) ||
+                                        !pt_space_allows(sp, PT_D_PP_LAST, st.pp_last))
+                                        continue;
+                                    inner(w, &st, &pr, mb);
+                                }
+                                st.pp_first = st.pp_last = 0;
                             }
                         }
                     }

@@ -27,10 +27,11 @@ const char *pt_offload_name(pt_offload o) { return offload_names[o]; }
 /* Largest parallel degree or micro-batch accepted (keeps every product in range). */
 #define PT_MAX_DEGREE (1 << 20)
 
-#define NKEYS 14
+#define NKEYS 16
 static const char *const key_names[NKEYS] = {"tp",  "pp",  "dp",   "cp",        "ep",
                                              "etp", "vpp", "mbs",  "gbs",       "sp",
-                                             "zero", "recompute", "schedule", "offload"};
+                                             "zero", "recompute", "schedule", "offload",
+                                             "pp_first", "pp_last"};
 
 static int name_index(const char *const *names, int n, const char *v)
 {
@@ -77,7 +78,7 @@ pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, p
         key[nk] = '\0';
         if (*p != '=')
             return refuse(d, key, "", col, "\"%s\" is not key=value (keys: tp pp dp cp ep etp "
-                          "vpp mbs gbs sp zero recompute schedule offload)", key);
+                          "vpp mbs gbs sp zero recompute schedule offload pp_first pp_last)", key);
         p++;
         while (*p && *p != ' ' && *p != ',' && *p != '\t') {
             if (nv + 1 < sizeof val) val[nv++] = *p;
@@ -87,10 +88,10 @@ pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, p
         k = name_index(key_names, NKEYS, key);
         if (k < 0)
             return refuse(d, key, val, col, "unknown key \"%s\" (keys: tp pp dp cp ep etp vpp "
-                          "mbs gbs sp zero recompute schedule offload)", key);
+                          "mbs gbs sp zero recompute schedule offload pp_first pp_last)", key);
         if (*set & (1u << k)) return refuse(d, key, val, col, "%s is given twice", key);
         *set |= 1u << k;
-        if (k <= 8 || k == 9 || k == 10) { /* numeric keys */
+        if (k <= 10 || k >= 14) { /* numeric keys */
             char *end;
             long long v;
             if (!val[0] || !(isdigit((unsigned char)val[0])))
@@ -99,7 +100,7 @@ pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, p
             if (*end) return refuse(d, key, val, col, "%s=%s is not a whole number", key, val);
             if (k == 9 && v > 1) return refuse(d, key, val, col, "sp=%s must be 0 or 1", val);
             if (k == 10 && v > 3) return refuse(d, key, val, col, "zero=%s must be 0, 1, 2 or 3", val);
-            if (k < 8 && (v < 1 || v > PT_MAX_DEGREE))
+            if ((k < 8 || k >= 14) && (v < 1 || v > PT_MAX_DEGREE))
                 return refuse(d, key, val, col, "%s=%s must be between 1 and %d", key, val,
                               PT_MAX_DEGREE);
             if (k == 8 && (v < 1 || v > 1000000000LL))
@@ -115,6 +116,8 @@ pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, p
             case 7: out->mbs = (int)v; break;
             case 8: out->gbs = (int64_t)v; break;
             case 9: out->sp = (int)v; break;
+            case 14: out->pp_first = (int)v; break;
+            case 15: out->pp_last = (int)v; break;
             default: out->zero = (int)v; break;
             }
         } else if (k == 11) {
@@ -220,7 +223,28 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
                       st->etp, m->name, st->tp);
     if (st->vpp > 1 && st->pp == 1)
         return refuse(d, "vpp", VAL(st->vpp), 0, "vpp=%d needs pipeline parallelism (pp > 1)", st->vpp);
-    if (m->layers % ((int64_t)st->pp * st->vpp)) {
+    if (st->pp_first || st->pp_last) {
+        int64_t f, mid, l, nmid = st->pp - (st->pp_first > 0) - (st->pp_last > 0);
+        const char *key = st->pp_first ? "pp_first" : "pp_last";
+        int val = st->pp_first ? st->pp_first : st->pp_last;
+        if (st->pp < 2)
+            return refuse(d, key, VAL(val), 0, "%s=%d needs pipeline parallelism (pp >= 2)", key, val);
+        if (st->vpp > 1 || (st->schedule != PT_SCHED_1F1B && st->schedule != PT_SCHED_GPIPE &&
+                            st->schedule != PT_SCHED_ZBH1))
+            return refuse(d, key, VAL(val), 0,
+                          "%s=%d: uneven stages need one stage per rank (vpp=1) and schedule 1f1b, "
+                          "gpipe or zb-h1", key, val);
+        if ((int64_t)st->pp_first + st->pp_last >= m->layers ||
+            (nmid > 0 && (m->layers - st->pp_first - st->pp_last) % nmid) ||
+            (nmid == 0 && st->pp_first + st->pp_last != m->layers))
+            return refuse(d, key, VAL(val), 0,
+                          "pp_first=%d pp_last=%d: the other %lld stages cannot split the remaining "
+                          "%lld of num_layers=%lld evenly", st->pp_first, st->pp_last, (long long)nmid,
+                          (long long)(m->layers - st->pp_first - st->pp_last), (long long)m->layers);
+        pt_strategy_stage_layers(st, m->layers, &f, &mid, &l);
+        if (f < 1 || mid < 1 || l < 1)
+            return refuse(d, key, VAL(val), 0, "every stage needs at least one layer");
+    } else if (m->layers % ((int64_t)st->pp * st->vpp)) {
         if (st->vpp > 1)
             return refuse(d, "vpp", VAL(st->vpp), 0,
                           "pp*vpp = %d*%d does not divide num_layers=%lld", st->pp, st->vpp,
@@ -287,12 +311,31 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
     return PT_OK;
 }
 
+void pt_strategy_stage_layers(const pt_strategy *st, int64_t layers, int64_t *first, int64_t *mid,
+                              int64_t *last)
+{
+    int64_t nmid = st->pp - (st->pp_first > 0) - (st->pp_last > 0);
+    int64_t rest = layers - st->pp_first - st->pp_last;
+    if (st->pp <= 1) {
+        *first = *mid = *last = layers;
+        return;
+    }
+    *mid = nmid > 0 ? rest / nmid : (st->pp_first ? st->pp_first : layers / st->pp);
+    *first = st->pp_first ? st->pp_first : *mid;
+    *last = st->pp_last ? st->pp_last : *mid;
+}
+
 void pt_strategy_format(const pt_strategy *st, char *buf, size_t n)
 {
+    size_t k;
     snprintf(buf, n,
              "tp=%d pp=%d dp=%d cp=%d ep=%d etp=%d vpp=%d mbs=%d gbs=%lld sp=%d zero=%d "
              "recompute=%s schedule=%s offload=%s",
              st->tp, st->pp, st->dp, st->cp, st->ep, st->etp, st->vpp, st->mbs, (long long)st->gbs,
              st->sp, st->zero, pt_recompute_name(st->recompute), pt_schedule_name(st->schedule),
              pt_offload_name(st->offload));
+    k = strlen(buf);
+    if (st->pp_first && k < n) snprintf(buf + k, n - k, " pp_first=%d", st->pp_first);
+    k = strlen(buf);
+    if (st->pp_last && k < n) snprintf(buf + k, n - k, " pp_last=%d", st->pp_last);
 }

@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Share of a micro-batch's activations the weight-gradient pass still needs
+ * after the input-gradient pass: the inputs of the linear layers (QKV, output
+ * projection, MLP in and out) against everything a layer keeps -- about half
+ * in Korthikanti et al.'s accounting (the 10sbh + 24sbh/t terms hold 4 of the
+ * 8 GEMM inputs' worth); zero-bubble schedules free the rest at B. */
+#define W_KEEP 0.5
+
 typedef struct op {
     pt_op_kind kind;
     int mb, vs;
@@ -23,15 +30,17 @@ typedef struct sim {
     double p2p;
     double *fwd, *bwd;        /* per virtual stage */
     double *act;              /* activation bytes per (micro-batch, virtual stage) */
+    int *lo;                  /* first layer of each virtual stage (V + 1 entries) */
     double *f_end, *b_end, *w_end; /* per (mb, vs); -1 until done */
     /* fixed orders (gpipe, 1f1b, interleaved) */
     op **order;
     int *norder, *next;
     /* greedy (zb-h1, zb-v, dualpipe) */
     int *fnext;               /* per (device, chunk): next micro-batch to run forward */
-    int *inflight;            /* per device: (mb, vs) forwarded, not yet freed */
-    op *flight;               /* per device, flight_cap entries: which ones     */
-    int *chunk_flight;        /* per (device, chunk): how many of them          */
+    int *inflight;            /* per device: (mb, vs) forwarded, backward not done */
+    int *chunk_flight;        /* per (device, chunk): how many of them            */
+    op *flight;               /* per device, flight_cap entries: forwarded, W not done */
+    int *nflight;
     int flight_cap;
     int limit_chunks;
     double *free_at;
@@ -70,7 +79,6 @@ static int push_event(sim *s, int dev, int stream, pt_op_kind k, int mb, int vs,
 {
     pt_sim_result *r = s->r;
     pt_sim_event *e;
-    int lv = (int)(s->m->layers / s->V);
     if (r->nevents == s->cap_ev) {
         int nc = s->cap_ev ? 2 * s->cap_ev : 1024;
         pt_sim_event *ne = realloc(r->events, (size_t)nc * sizeof *ne);
@@ -84,8 +92,8 @@ static int push_event(sim *s, int dev, int stream, pt_op_kind k, int mb, int vs,
     e->kind = k;
     e->mb = mb;
     e->vstage = vs;
-    e->layer_lo = vs * lv;
-    e->layer_hi = (vs + 1) * lv;
+    e->layer_lo = s->lo[vs];
+    e->layer_hi = s->lo[vs + 1];
     e->start_s = t0;
     e->end_s = t1;
     return 1;
@@ -138,8 +146,8 @@ static double duration(const sim *s, const op *o)
     return 0.5 * s->bwd[o->vs]; /* input-gradient and weight-gradient halves */
 }
 
-/* In-flight (micro-batch, virtual stage) pairs a rank may hold: 1F1B's
- * pp - d for ZB-H1 (same memory as 1F1B), p half stages per chunk for ZB-V
+/* In-flight (micro-batch, virtual stage) pairs -- forwarded, input gradient
+ * not yet computed -- a rank may hold: 1F1B's pp - d for ZB-H1, p half stages per chunk for ZB-V
  * (so the first chunk cannot starve the second), p + 1 for DualPipe
  * (DeepSeek-V3 Table 2). */
 static int limit(const sim *s, int d)
@@ -155,6 +163,7 @@ static int chunk_of(const sim *s, int d, const op *o)
 static int may_forward(const sim *s, int d, const op *o)
 {
     if (s->inflight[d] >= limit(s, d)) return 0;
+    if (s->nflight[d] >= 2 * limit(s, d)) return 0; /* at most as many W's pending */
     if (s->chunks > 1 && s->chunk_flight[d * s->chunks + chunk_of(s, d, o)] >= s->pp) return 0;
     return 1;
 }
@@ -169,7 +178,7 @@ static int greedy_pick(const sim *s, int d, op *best, double *start)
     op cand[3][64] = {{{PT_OP_F, 0, 0}}};
     int nc[3] = {0, 0, 0};
     /* candidates: B and W of what is in flight here; the next F per chunk */
-    for (int k = 0; k < s->inflight[d]; k++) {
+    for (int k = 0; k < s->nflight[d]; k++) {
         const op *f = &s->flight[(int64_t)d * s->flight_cap + k];
         int64_t i = IDX(s, f->mb, f->vs);
         if (s->b_end[i] < 0 && nc[0] < 64) cand[0][nc[0]++] = (op){PT_OP_B, f->mb, f->vs};
@@ -268,7 +277,7 @@ static int execute(sim *s, int d, const op *o, double t0)
         s->f_end[i] = t1;
         s->cur_act[d] += s->act[o->vs];
         if (s->split) {
-            s->flight[(int64_t)d * s->flight_cap + s->inflight[d]] = *o;
+            s->flight[(int64_t)d * s->flight_cap + s->nflight[d]++] = *o;
             s->chunk_flight[d * s->chunks + chunk_of(s, d, o)]++;
         }
         s->inflight[d]++;
@@ -279,10 +288,14 @@ static int execute(sim *s, int d, const op *o, double t0)
         }
     } else if (o->kind == PT_OP_B) {
         s->b_end[i] = t1;
+        s->inflight[d]--;
         if (!s->split) {
             s->w_end[i] = t1;
             s->cur_act[d] -= s->act[o->vs];
-            s->inflight[d]--;
+        } else {
+            /* the weight gradients need only the linear layers' inputs */
+            s->cur_act[d] -= (1.0 - W_KEEP) * s->act[o->vs];
+            s->chunk_flight[d * s->chunks + chunk_of(s, d, o)]--;
         }
         if (o->vs > 0 && dev_of(s, o->mb, o->vs - 1) != d) {
             if (!push_event(s, d, 1, PT_OP_SEND, o->mb, o->vs, t1, t1 + s->p2p)) return 0;
@@ -291,14 +304,13 @@ static int execute(sim *s, int d, const op *o, double t0)
     } else {
         op *fl = &s->flight[(int64_t)d * s->flight_cap];
         s->w_end[i] = t1;
-        s->cur_act[d] -= s->act[o->vs];
-        for (int k = 0; k < s->inflight[d]; k++)
+        s->cur_act[d] -= W_KEEP * s->act[o->vs];
+        for (int k = 0; k < s->nflight[d]; k++)
             if (fl[k].mb == o->mb && fl[k].vs == o->vs) {
-                memmove(&fl[k], &fl[k + 1], (size_t)(s->inflight[d] - k - 1) * sizeof *fl);
+                memmove(&fl[k], &fl[k + 1], (size_t)(s->nflight[d] - k - 1) * sizeof *fl);
                 break;
             }
-        s->chunk_flight[d * s->chunks + chunk_of(s, d, o)]--;
-        s->inflight[d]--;
+        s->nflight[d]--;
     }
     if (s->cur_act[d] > s->peak_act[d]) s->peak_act[d] = s->cur_act[d];
     return push_mem(s, d, t1);
@@ -314,6 +326,7 @@ static void free_sim(sim *s)
     free(s->fwd);
     free(s->bwd);
     free(s->act);
+    free(s->lo);
     free(s->f_end);
     free(s->b_end);
     free(s->w_end);
@@ -321,6 +334,7 @@ static void free_sim(sim *s)
     free(s->inflight);
     free(s->flight);
     free(s->chunk_flight);
+    free(s->nflight);
     free(s->free_at);
     free(s->cur_act);
     free(s->peak_act);
@@ -361,12 +375,14 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
     s.fwd = calloc((size_t)s.V, sizeof *s.fwd);
     s.bwd = calloc((size_t)s.V, sizeof *s.bwd);
     s.act = calloc((size_t)s.V, sizeof *s.act);
+    s.lo = calloc((size_t)s.V + 1, sizeof *s.lo);
     s.f_end = malloc((size_t)(s.M * s.V) * sizeof *s.f_end);
     s.b_end = malloc((size_t)(s.M * s.V) * sizeof *s.b_end);
     s.w_end = malloc((size_t)(s.M * s.V) * sizeof *s.w_end);
     s.fnext = calloc((size_t)(s.pp * s.chunks), sizeof *s.fnext);
     s.inflight = calloc((size_t)s.pp, sizeof *s.inflight);
-    s.flight_cap = (s.limit_chunks > s.pp ? s.limit_chunks : s.pp) + 1;
+    s.flight_cap = (int)(s.M * s.chunks) + 1;
+    s.nflight = calloc((size_t)s.pp, sizeof *s.nflight);
     s.flight = calloc((size_t)s.pp * (size_t)s.flight_cap, sizeof *s.flight);
     s.chunk_flight = calloc((size_t)(s.pp * s.chunks), sizeof *s.chunk_flight);
     s.free_at = calloc((size_t)s.pp, sizeof *s.free_at);
@@ -376,14 +392,23 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
     s.stat = calloc((size_t)s.pp, sizeof *s.stat);
     r->stage_peak = calloc((size_t)s.pp, sizeof *r->stage_peak);
     r->stage_static = calloc((size_t)s.pp, sizeof *r->stage_static);
-    if (!s.fwd || !s.bwd || !s.act || !s.f_end || !s.b_end || !s.w_end || !s.fnext || !s.inflight ||
-        !s.flight || !s.chunk_flight || !s.free_at || !s.cur_act || !s.peak_act || !s.busy || !s.stat || !r->stage_peak ||
+    if (!s.fwd || !s.bwd || !s.act || !s.lo || !s.f_end || !s.b_end || !s.w_end || !s.fnext || !s.inflight ||
+        !s.flight || !s.nflight || !s.chunk_flight || !s.free_at || !s.cur_act || !s.peak_act || !s.busy || !s.stat || !r->stage_peak ||
         !r->stage_static || (!s.split && !build_orders(&s)))
         goto oom;
     for (int64_t i = 0; i < s.M * s.V; i++) s.f_end[i] = s.b_end[i] = s.w_end[i] = -1.0;
-    lv = (double)m->layers / s.V * (s.dual ? 1.0 : 1.0);
+    {
+        int64_t f, mid, l;
+        pt_strategy_stage_layers(st, m->layers, &f, &mid, &l);
+        for (int v = 0; v < s.V; v++) {
+            int64_t n = (st->pp_first || st->pp_last) ? (v == 0 ? f : v == s.V - 1 ? l : mid)
+                                                      : m->layers / s.V;
+            s.lo[v + 1] = s.lo[v] + (int)n;
+        }
+    }
     for (int v = 0; v < s.V; v++) {
         int first = v == 0, last = v == s.V - 1;
+        lv = (double)(s.lo[v + 1] - s.lo[v]);
         s.fwd[v] = lv * (pr.lf + pr.ltp_f + pr.lcp_f) + (first ? pr.emb_f + pr.emb_tp : 0.0) +
                    (last ? pr.head_f : 0.0);
         s.bwd[v] = lv * (pr.lb + pr.ltp_b + pr.lcp_b) + (first ? pr.emb_b + (st->sp ? pr.emb_tp : 0.0) : 0.0) +
@@ -442,7 +467,7 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
     }
 
     r->pp = s.pp;
-    r->chunks = s.dual ? 2 : s.chunks;
+    r->chunks = s.chunks;
     r->microbatches = s.M;
     for (int dv = 0; dv < s.pp; dv++) {
         double peak = s.stat[dv] + s.peak_act[dv];
