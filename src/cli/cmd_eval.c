@@ -59,6 +59,8 @@ int cmd_eval(int argc, char **argv)
         pt_sim_free(&sim);
         return rc;
     }
+    /* the schedule's actual peak decides whether it fits */
+    if (simulate) cost.fits = sim.peak_bytes <= cost.device_memory_bytes;
     if (o.json) {
         json_t *j = pt_emit_plan_json(&st, &cost);
         char *text;
