@@ -2,6 +2,7 @@
  * cmd_list.c -- `partita models | devices | clusters`: what is built in.
  */
 #include "cli/cli.h"
+#include "workload/graph.h"
 
 #include <stdio.h>
 
@@ -18,6 +19,15 @@ int cmd_models(int argc, char **argv)
         printf("%-16s %8.2fB %7lld %7lld %6lld %5lld %7lld %8lld\n", m.name,
                (double)pt_model_params(&m) / 1e9, (long long)m.layers, (long long)m.hidden,
                (long long)m.heads, (long long)m.kv_heads, (long long)m.ffn, (long long)m.vocab);
+    }
+    printf("\n%-16s %9s %7s %14s  %s\n", "graph", "params", "layers", "GFLOP/sample", "sample");
+    for (int i = 0; i < pt_graph_catalog_count(); i++) {
+        pt_graph g;
+        pt_diag d;
+        if (pt_graph_builtin(pt_graph_catalog_name(i), &g, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
+        printf("%-16s %8.3fB %7d %14.2f  %s\n", g.name, pt_graph_params(&g) / 1e9, g.n,
+               pt_graph_flops(&g) / 1e9, g.sample);
+        pt_graph_free(&g);
     }
     return 0;
 }

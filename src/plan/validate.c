@@ -24,6 +24,8 @@
  */
 #include "plan/validate.h"
 #include "plan/search.h"
+#include "goal/ttt.h"
+#include "workload/graph.h"
 #include "base/base.h"
 #include "base/csv.h"
 
@@ -279,6 +281,142 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     }
 }
 
+/* ---- time-to-train rows (SPEC section 6) ---------------------------------
+ * MLPerf Training rows of ResNet-50 v1.5, GNMT and Transformer-big on V100
+ * systems: epochs from the built-in statistical efficiency (ttt.c), step time
+ * from the layer graph on the system (DGX-1: 8 V100 per node; DGX-2/2H: 16;
+ * the 2H's 450 W parts clock ~5% higher, DGX-2H datasheet 2.1 vs 2.0
+ * PFLOPS); the global batch is per-device data parallelism.  Transformer
+ * batches are in tokens (fairseq max-tokens): 28 tokens a sentence pair. */
+
+static const char *const ttt_columns[] = {"source", "workload", "target", "system", "accelerator", "n_accel",
+                                          "global_batch", "epochs_to_target", "steps_to_target",
+                                          "time_to_train_min", "notes", NULL};
+enum { T_SOURCE, T_WORKLOAD, T_TARGET, T_SYSTEM, T_ACCEL, T_N, T_GBS, T_EPOCHS, T_STEPS, T_TIME, T_NOTES, T_COUNT };
+
+static pt_vrow *new_row(pt_vresult *out, int *cap, pt_diag *d, const char *file)
+{
+    if (out->n == *cap) {
+        int ncap = *cap ? *cap * 2 : 256;
+        pt_vrow *nr = realloc(out->rows, (size_t)ncap * sizeof *nr);
+        if (!nr) {
+            pt_diag_set(d, file, NULL, NULL, "out of memory");
+            return NULL;
+        }
+        out->rows = nr;
+        *cap = ncap;
+    }
+    memset(&out->rows[out->n], 0, sizeof out->rows[0]);
+    return &out->rows[out->n++];
+}
+
+static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *calib, pt_vresult *out,
+                              pt_diag *d)
+{
+    int idx[T_COUNT], cap = 0;
+    for (int k = 0; k < T_COUNT; k++) {
+        idx[k] = -1;
+        for (int i = 0; i < csv->nf; i++)
+            if (!strcmp(csv->f[i], ttt_columns[k])) idx[k] = i;
+        if (idx[k] < 0) {
+            pt_diag_set(d, file, ttt_columns[k], NULL, "header lacks the column \"%s\" (SPEC section 6)",
+                        ttt_columns[k]);
+            d->line = 1;
+            d->col = 1;
+            return PT_EINPUT;
+        }
+    }
+    for (;;) {
+        int got = pt_csv_next(csv);
+        const char *f[T_COUNT], *graph = NULL, *clu = NULL;
+        pt_vrow *r, *r2;
+        pt_graph g;
+        pt_cluster c;
+        pt_statef se;
+        pt_graph_cost gc;
+        int64_t n = 0;
+        double B, unit = 1.0, epochs_pred, meas_epochs, meas_min, per_dev;
+        char *end;
+        if (got == 0) break;
+        if (got < 0) {
+            pt_validate_free(out);
+            return pt_diag_set(d, file, NULL, NULL, "line %d: too many fields", csv->record_line);
+        }
+        if (csv->nf == 1 && !csv->f[0][0]) continue;
+        if (!(r = new_row(out, &cap, d, file))) return PT_ENOMEM;
+        r->line = csv->record_line;
+        if (csv->nf <= idx[T_NOTES]) {
+            skip(r, "too few fields");
+            continue;
+        }
+        for (int k = 0; k < T_COUNT; k++) f[k] = csv->f[idx[k]];
+        pt_strlcpy(r->source, f[T_SOURCE], sizeof r->source);
+        pt_strlcpy(r->model, f[T_WORKLOAD], sizeof r->model);
+        pt_strlcpy(r->metric, "time_to_train_min", sizeof r->metric);
+        r->measured = strtod(f[T_TIME], &end);
+        if (!f[T_TIME][0] || *end) { skip(r, "time_to_train_min is not a number"); continue; }
+        if (!strncmp(f[T_WORKLOAD], "ResNet-50 v1.5", 14)) graph = "resnet-50";
+        else if (!strncmp(f[T_WORKLOAD], "GNMT", 4)) graph = "gnmt";
+        else if (!strncmp(f[T_WORKLOAD], "Transformer-big", 15)) graph = "transformer-big", unit = 28.0;
+        if (!graph) { skip(r, "workload not built in (resnet-50 v1.5, gnmt, transformer-big)"); continue; }
+        if (!has_ci(f[T_ACCEL], "V100")) { skip(r, "accelerator has no device model (V100 rows only)"); continue; }
+        if (strncmp(f[T_SOURCE], "mlcommons", 9)) { skip(r, "not an MLPerf run (system and batch not given)"); continue; }
+        if (num(f[T_N], &n) <= 0 || !f[T_GBS][0]) { skip(r, "n_accel or global_batch not given"); continue; }
+        B = strtod(f[T_GBS], &end) / unit;
+        meas_epochs = strtod(f[T_EPOCHS], &end);
+        meas_min = r->measured;
+        clu = has_ci(f[T_SYSTEM], "dgx2") ? "dgx-2-v100" : "dgx-1-v100";
+        if (pt_graph_builtin(graph, &g, d) != PT_OK) return PT_EINPUT;
+        if (pt_cluster_builtin(clu, &c, d) != PT_OK) {
+            pt_graph_free(&g);
+            return PT_EINPUT;
+        }
+        if (n < c.level[0].size) {
+            c.nlevels = 1;
+            c.level[0].size = n;
+            c.devices = n;
+        } else if (pt_cluster_resize(&c, n, d) != PT_OK) {
+            pt_graph_free(&g);
+            skip(r, "device count is not whole nodes");
+            continue;
+        }
+        if (calib) {
+            c.dev.gemm_eff = calib->gemm_eff;
+            c.dev.gemm_half_GFLOP = calib->gemm_half_GFLOP;
+            c.dev.mem_eff = calib->mem_eff;
+            c.dev.kernel_us = calib->kernel_us;
+            for (int j = 0; j < c.nlevels; j++) c.level[j].efficiency = calib->level_eff[j];
+        }
+        if (has_ci(f[T_ACCEL], "-H")) { /* DGX-2H: 450 W V100s */
+            c.dev.tflops_fp16 *= 1.05;
+            c.dev.tflops_bf16 *= 1.05;
+        }
+        pt_statef_builtin(graph, &se);
+        per_dev = B / (double)n;
+        pt_graph_step(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &gc);
+        epochs_pred = pt_statef_epochs(&se, B);
+        snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device", graph,
+                 (long long)n, c.dev.name, clu, B, per_dev);
+        r->predicted = epochs_pred * g.samples_per_epoch / B * gc.step_time_s / 60.0;
+        r->is_time = 1;
+        r->fits = 1;
+        r->error = r->predicted / r->measured - 1.0;
+        /* the same row's epochs, as its own metric */
+        if (meas_epochs > 0 && (r2 = new_row(out, &cap, d, file)) != NULL) {
+            r = &out->rows[out->n - 2];
+            *r2 = *r;
+            pt_strlcpy(r2->metric, "epochs_to_target", sizeof r2->metric);
+            r2->measured = meas_epochs;
+            r2->predicted = epochs_pred;
+            r2->is_time = 0;
+            r2->error = r2->predicted / r2->measured - 1.0;
+        }
+        (void)meas_min;
+        pt_graph_free(&g);
+    }
+    return PT_OK;
+}
+
 static int keep_all(const pt_vrow *row, void *arg)
 {
     (void)row;
@@ -334,16 +472,16 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
     pt_csv_init(&csv, text);
     if (pt_csv_next(&csv) != 1) {
         pt_csv_free(&csv);
-        return pt_diag_set(d, file, NULL, NULL, "empty file: expected a header row");
-    }
-    if (csv.nf >= 2 && !strcmp(csv.f[0], "source") && !strcmp(csv.f[1], "workload")) {
-        pt_csv_free(&csv);
-        pt_diag_set(d, file, "workload", NULL,
-                    "time-to-train CSVs (MLPerf) are not supported yet: this build validates "
-                    "step time and memory (published_runs.csv columns)");
+        pt_diag_set(d, file, NULL, NULL, "empty file: expected a header row");
         d->line = 1;
         d->col = 1;
         return PT_EINPUT;
+    }
+    if (csv.nf >= 2 && !strcmp(csv.f[0], "source") && !strcmp(csv.f[1], "workload")) {
+        pt_status st = validate_ttt(&csv, file, calib, out, d);
+        pt_csv_free(&csv);
+        if (st == PT_OK) pt_validate_summary(out, NULL, NULL);
+        return st;
     }
     for (int k = 0; k < C_COUNT; k++) {
         idx[k] = -1;
@@ -366,7 +504,10 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
         if (got < 0) {
             pt_csv_free(&csv);
             pt_validate_free(out);
-            return pt_diag_set(d, file, NULL, NULL, "line %d: too many fields", csv.record_line);
+            pt_diag_set(d, file, NULL, NULL, "too many fields (more than %d)", PT_CSV_MAX_FIELDS);
+            d->line = csv.record_line;
+            d->col = 1;
+            return PT_EINPUT;
         }
         if (csv.nf == 1 && !csv.f[0][0]) continue; /* blank line */
         if (out->n == cap) {

@@ -1,0 +1,93 @@
+/*
+ * graph.h -- any network as a graph of layers with shapes (SPEC section 3:
+ * "a Partita graph file"), for the networks that are not transformers built
+ * from a Hugging Face config: CNNs, RNNs, encoder-decoder translation models.
+ *
+ * A graph is a list of layers in topological order; each names its inputs
+ * (by default the layer before).  Tensors are per sample: an image [C, H, W]
+ * or a sequence [T, D] (tokens [T] before an embedding).  From the shapes the
+ * builder derives each layer's parameters, its GEMMs (M per sample, N, K) or
+ * its memory traffic, and the bytes it keeps for the backward pass; the cost
+ * of a layer for a micro-batch of b samples is priced in src/goal/ttt.c.
+ * The built-in graphs (resnet-50, inception-v3, gnmt, biglstm,
+ * transformer-big) are built by the same code the file reader uses.
+ */
+#ifndef PT_GRAPH_H
+#define PT_GRAPH_H
+
+#include "partita.h"
+
+typedef enum pt_gop {
+    PT_G_INPUT = 0, PT_G_CONV, PT_G_MAXPOOL, PT_G_AVGPOOL, PT_G_GLOBALPOOL, PT_G_LINEAR,
+    PT_G_LSTM, PT_G_EMBEDDING, PT_G_ATTENTION, PT_G_NORM, PT_G_ADD, PT_G_CONCAT, PT_G_RELU,
+    PT_G_LOSS, PT_G_COUNT
+} pt_gop;
+
+#define PT_GRAPH_MAX_IN 8
+
+typedef struct pt_glayer {
+    char name[48];
+    pt_gop op;
+    int nin;
+    int in[PT_GRAPH_MAX_IN];     /* indices of input layers                    */
+    int seq;                     /* output is a sequence [T, D] (else [C, H, W]) */
+    int64_t c, h, w;             /* image output: channels, height, width      */
+    int64_t t, d;                /* sequence output: tokens, features          */
+    /* GEMMs per sample (up to 3: e.g. LSTM input and recurrent, attention). */
+    int ngemm;
+    double gm[3], gn[3], gk[3];  /* M per sample, N, K                           */
+    double gbatch[3];            /* batched GEMMs per sample (attention heads)  */
+    double gserial[3];           /* sequential steps (LSTM time steps), 1 else  */
+    double mem_bytes;            /* element-wise bytes per sample, forward      */
+    double act_bytes;            /* bytes kept for backward per sample          */
+    double params;               /* parameters                                   */
+    double flops;                /* forward FLOPs per sample (GEMMs)             */
+} pt_glayer;
+
+typedef struct pt_graph {
+    char name[64];
+    char sample[16];             /* "image", "sentence", "token"                */
+    double samples_per_epoch;    /* e.g. 1281167 ImageNet images                */
+    int n, cap;
+    pt_glayer *l;                /* owned                                        */
+} pt_graph;
+
+/* Built-in graphs: names and builders. */
+int pt_graph_catalog_count(void);
+const char *pt_graph_catalog_name(int i);
+pt_status pt_graph_builtin(const char *name, pt_graph *g, pt_diag *d);
+/* The graph file (JSON, see README). */
+pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_diag *d);
+/* A built-in name or a path to a graph file. */
+pt_status pt_graph_load(const char *name_or_path, pt_graph *g, pt_diag *d);
+void pt_graph_free(pt_graph *g);
+
+double pt_graph_params(const pt_graph *g);
+double pt_graph_flops(const pt_graph *g); /* forward, per sample */
+
+/* One layer as the graph file writes it: what builders and the reader fill. */
+typedef struct pt_gspec {
+    const char *name;
+    pt_gop op;
+    const char *in[PT_GRAPH_MAX_IN]; /* NULL-terminated; none = the previous layer */
+    int64_t out;       /* conv out_channels, linear out features            */
+    int64_t kernel, stride, pad, groups;
+    int64_t kh, kw;    /* non-square kernels (inception's 1x7); 0 = kernel  */
+    int64_t ph, pw;    /* their paddings; -1 = pad                          */
+    int bn, relu;      /* conv followed by batch norm / ReLU                 */
+    int64_t hidden;    /* lstm                                               */
+    int bidirectional; /* lstm                                               */
+    int64_t proj;      /* lstm projection (BigLSTM)                          */
+    int64_t vocab, dim;/* embedding                                          */
+    int64_t heads;     /* attention                                          */
+    const char *kv;    /* attention: the layer keys/values come from (cross) */
+    int causal;        /* attention                                          */
+    int64_t classes;   /* loss: classes per sample or per token             */
+    int64_t sampled;   /* loss: sampled softmax candidates (BigLSTM)         */
+    int64_t shape[3];  /* input: [C, H, W] or [T]                           */
+} pt_gspec;
+
+/* Appends a layer; shapes and costs follow from its inputs. */
+pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# End-to-end `partita validate` on a time-to-train CSV (SPEC section 6): the
+# shipped three MLPerf rows (ResNet-50, GNMT, Transformer-big on DGX-1) are
+# predicted, time to train and epochs each; on ../shared's full file every
+# MLPerf V100 row of the three workloads is predicted.
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+P=$BUILD/partita
+fail=0
+bad() { echo "ttt.sh: $*"; fail=1; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+$P validate tests/data/ttt_small.csv --json >"$tmp/s" 2>"$tmp/err" || bad "validate ttt_small failed: $(cat "$tmp/err")"
+python3 - "$tmp/s" <<'PY' || bad "ttt_small: not 3 time-to-train and 3 epochs rows"
+import json, sys
+j = json.load(open(sys.argv[1]))
+m = [r["metric"] for r in j["rows"] if "predicted" in r]
+assert m.count("time_to_train_min") == 3 and m.count("epochs_to_target") == 3, m
+assert all(r["predicted"] > 0 for r in j["rows"] if "predicted" in r)
+PY
+full="$(dirname "$0")/../../../shared/data/validation/time_to_train_runs.csv"
+if [ -f "$full" ]; then
+    $P validate "$full" --json >"$tmp/f" 2>"$tmp/err" || bad "validate time_to_train_runs failed: $(cat "$tmp/err")"
+    python3 - "$tmp/f" <<'PY' || bad "time_to_train_runs: fewer than 31 MLPerf V100 rows predicted"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = [r for r in j["rows"] if r.get("metric") == "time_to_train_min" and "predicted" in r]
+assert len(t) >= 31, len(t)
+PY
+else
+    echo "ttt.sh: ../shared is absent; skipping the full MLPerf file"
+fi
+exit $fail

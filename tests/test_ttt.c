@@ -1,0 +1,161 @@
+/*
+ * test_ttt.c -- layer graphs (src/workload/graph.c) and time to train
+ * (src/goal/ttt.c).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "partita.h"
+#include "base/base.h"
+#include "goal/ttt.h"
+#include "workload/graph.h"
+
+static void near_rel(double got, double want, double rel, const char *what)
+{
+    if (fabs(got - want) > rel * fabs(want)) fail_msg("%s: got %.10g, want %.10g", what, got, want);
+}
+
+/* Parameter counts of the built-in CNNs against torchvision's models
+ * (resnet50: 25,557,032; inception_v3 without the auxiliary head:
+ * 23,834,568), and ResNet-50's 4.09 G multiply-adds per 224x224 image. */
+static void test_builtin_graphs(void **state)
+{
+    pt_graph g;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
+    assert_true(pt_graph_params(&g) == 25557032.0);
+    near_rel(pt_graph_flops(&g) / 2.0, 4.09e9, 0.01, "resnet-50 MACs");
+    pt_graph_free(&g);
+    assert_int_equal(pt_graph_builtin("inception-v3", &g, &d), PT_OK);
+    assert_true(pt_graph_params(&g) == 23834568.0);
+    near_rel(pt_graph_flops(&g) / 2.0, 5.71e9, 0.02, "inception-v3 MACs");
+    pt_graph_free(&g);
+    /* BigLSTM, LSTM-8192-1024 (Jozefowicz et al. 2016): ~1.8 G parameters */
+    assert_int_equal(pt_graph_builtin("biglstm", &g, &d), PT_OK);
+    near_rel(pt_graph_params(&g), 1.8e9, 0.02, "biglstm params");
+    pt_graph_free(&g);
+    for (int i = 0; i < pt_graph_catalog_count(); i++) {
+        assert_int_equal(pt_graph_builtin(pt_graph_catalog_name(i), &g, &d), PT_OK);
+        assert_true(g.n > 3 && g.samples_per_epoch > 0);
+        pt_graph_free(&g);
+    }
+}
+
+/* A small graph file, by hand: conv 3->16 3x3 on 32x32 with padding keeps
+ * 32x32: 16*3*9 = 432 weights + 32 batch-norm; conv 16->16: 2304 + 32;
+ * fc 16->10: 170; total 2970.  MACs: 32*32*(432 + 2304) + 160 = 2,801,824. */
+static void test_graph_file(void **state)
+{
+    pt_graph g;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_graph_load("tests/data/graph/small_cnn.json", &g, &d), PT_OK);
+    assert_true(pt_graph_params(&g) == 2970.0);
+    assert_true(pt_graph_flops(&g) == 2.0 * 2801824.0);
+    assert_int_equal(g.l[1].h, 32);
+    assert_int_equal(g.l[4].c, 16);
+    pt_graph_free(&g);
+}
+
+static void expect_error(const char *text, const char *field, const char *msg_part)
+{
+    pt_graph g;
+    pt_diag d;
+    char buf[1024];
+    assert_int_equal(pt_graph_parse(text, "g.json", &g, &d), PT_EINPUT);
+    pt_diag_format(&d, buf, sizeof buf);
+    if (strcmp(d.field, field) || !strstr(buf, msg_part))
+        fail_msg("field \"%s\" (want \"%s\"), message \"%s\" lacks \"%s\"", d.field, field, buf, msg_part);
+}
+
+static void test_graph_errors(void **state)
+{
+    (void)state;
+    expect_error("{\"name\": \"x\", \"layers\": [{\"name\": \"i\", \"op\": \"input\", \"shape\": [3, 8, 8]},"
+                 " {\"name\": \"c\", \"op\": \"convolution\"}]}",
+                 "layers[1].op", "g.json:1:");
+    expect_error("{\"name\": \"x\", \"layers\": [{\"name\": \"i\", \"op\": \"input\", \"shape\": [3, 8, 8]},"
+                 " {\"name\": \"c\", \"op\": \"conv\", \"out_channels\": 4, \"kernel\": 9}]}",
+                 "layers[1].kernel", "kernel larger than its input");
+    expect_error("{\"name\": \"x\", \"layers\": [{\"name\": \"i\", \"op\": \"input\", \"shape\": [3, 8, 8]},"
+                 " {\"name\": \"a\", \"op\": \"add\", \"in\": [\"i\", \"nope\"]}]}",
+                 "layers[1].in", "input \"nope\" is not an earlier layer");
+    expect_error("{\"name\": \"x\", \"layers\": [{\"name\": \"i\", \"op\": \"input\", \"shape\": [3, 8, 8],"
+                 " \"colour\": 1}]}",
+                 "layers[0].colour", "unknown key");
+    expect_error("{\"name\": \"x\", \"layers\": []}", "layers", "non-empty array");
+    expect_error("{\"name\": \"x\", \"layers\": [{\"name\": \"i\", \"op\": \"input\", \"shape\": [16]},"
+                 " {\"name\": \"l\", \"op\": \"lstm\", \"hidden\": 8}]}",
+                 "layers[1].in", "lstm l needs a sequence of features");
+}
+
+/* McCandlish et al.: E(B) = E_min (1 + B/B_noise).  Exact synthetic points
+ * give the constants back; points with +-2% noise give them within 10%. */
+static void test_statef_fit(void **state)
+{
+    double B[8], E[8];
+    pt_statef s;
+    pt_diag d;
+    (void)state;
+    for (int i = 0; i < 8; i++) {
+        B[i] = 1024.0 * (1 << i);
+        E[i] = 60.0 * (1.0 + B[i] / 50000.0);
+    }
+    assert_int_equal(pt_statef_fit(B, E, 8, &s, &d), PT_OK);
+    near_rel(s.e_min, 60.0, 1e-9, "e_min");
+    near_rel(s.b_noise, 50000.0, 1e-9, "b_noise");
+    for (int i = 0; i < 8; i++) E[i] *= 1.0 + ((i % 2) ? 0.02 : -0.02);
+    assert_int_equal(pt_statef_fit(B, E, 8, &s, &d), PT_OK);
+    near_rel(s.b_noise, 50000.0, 0.10, "b_noise with noise");
+    assert_true(s.b_noise_se > 0 && s.b_noise_se < 0.5 * s.b_noise);
+    assert_int_equal(pt_statef_fit(B, E, 1, &s, &d), PT_EINPUT);
+}
+
+/* Time to train = epochs(B) * samples per epoch / B * step time: with
+ * E_min 60, B_noise 50000 and B = 50000 the model needs 120 epochs; ResNet-50
+ * on 16 GPUs at 64 images each (B = 1024, 61.2 epochs). */
+static void test_time_to_train(void **state)
+{
+    pt_statef s = {60.0, 50000.0, 0, 0, 0};
+    pt_graph g;
+    pt_cluster c;
+    pt_graph_cost k, k2;
+    pt_diag d;
+    double epochs, ttt;
+    (void)state;
+    near_rel(pt_statef_epochs(&s, 50000.0), 120.0, 1e-12, "epochs at B_noise");
+    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 16, &d), PT_OK);
+    pt_graph_step(&g, &c, PT_FP16, 64, &k);
+    epochs = pt_statef_epochs(&s, 1024.0);
+    near_rel(epochs, 61.2288, 1e-9, "epochs at 1024");
+    ttt = epochs * g.samples_per_epoch / 1024.0 * k.step_time_s;
+    near_rel(ttt, epochs * 1281167.0 / 1024.0 * k.step_time_s, 1e-12, "time to train");
+    near_rel(k.step_time_s, k.compute_s + k.dp_comm_s + k.optimizer_s, 1e-12, "step parts");
+    near_rel(k.samples_per_s, 1024.0 / k.step_time_s, 1e-12, "throughput");
+    /* twice the per-device batch: no faster per sample */
+    pt_graph_step(&g, &c, PT_FP16, 128, &k2);
+    assert_true(k2.step_time_s > k.step_time_s);
+    pt_graph_free(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builtin_graphs),
+        cmocka_unit_test(test_graph_file),
+        cmocka_unit_test(test_graph_errors),
+        cmocka_unit_test(test_statef_fit),
+        cmocka_unit_test(test_time_to_train),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
