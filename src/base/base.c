@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void pt_strlcpy(char *dst, const char *src, size_t n)
@@ -50,8 +51,13 @@ pt_status pt_read_file(const char *path, char **text, pt_diag *d)
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t len = 0, cap = 0;
+    struct stat sb;
     *text = NULL;
     if (!f) return pt_diag_set(d, path, NULL, NULL, "cannot open: %s", strerror(errno));
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* fopen opens a directory */
+        fclose(f);
+        return pt_diag_set(d, path, NULL, NULL, "is a directory, not a file");
+    }
     for (;;) {
         if (cap - len < 4096) {
             size_t ncap = cap ? cap * 2 : 65536;
@@ -76,9 +82,10 @@ pt_status pt_read_file(const char *path, char **text, pt_diag *d)
         if (got == 0) break;
     }
     if (ferror(f)) {
+        int e = errno;
         free(buf);
         fclose(f);
-        pt_diag_set(d, path, NULL, NULL, "read error");
+        pt_diag_set(d, path, NULL, NULL, "cannot read: %s", strerror(e));
         return PT_EIO;
     }
     fclose(f);
@@ -93,9 +100,11 @@ pt_status pt_read_file(const char *path, char **text, pt_diag *d)
 
 pt_status pt_write_file_atomic(const char *path, const char *data, size_t n, pt_diag *d)
 {
-    char tmp[1100];
+    char tmp[4200];
     FILE *f;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    /* a truncated name could be path itself, written in place */
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return pt_diag_set(d, path, NULL, NULL, "cannot write: the path is too long");
     f = fopen(tmp, "wb");
     if (!f) {
         pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
@@ -141,17 +150,64 @@ static void sc_ws(scan *s)
     while (*s->p && isspace((unsigned char)*s->p)) sc_adv(s);
 }
 
-/* Reads a string token at s->p (which is '"'); copies up to n-1 bytes of it. */
+/* The value of the four hex digits after s->p (which is 'u'), consumed. */
+static unsigned long sc_hex4(scan *s)
+{
+    unsigned long v = 0;
+    sc_adv(s);
+    for (int i = 0; i < 4 && isxdigit((unsigned char)*s->p); i++) {
+        int c = tolower((unsigned char)*s->p);
+        v = v * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
+        sc_adv(s);
+    }
+    return v;
+}
+
+static void sc_put(char *buf, size_t n, size_t *k, unsigned long byte)
+{
+    if (buf && *k + 1 < n) buf[(*k)++] = (char)byte;
+}
+
+/* Reads a string token at s->p (which is '"'); copies up to n-1 bytes of it,
+ * escapes decoded ("\u0068idden_size" is the key hidden_size). */
 static void sc_string(scan *s, char *buf, size_t n)
 {
     size_t k = 0;
     sc_adv(s);
     while (*s->p && *s->p != '"') {
-        if (*s->p == '\\' && s->p[1]) {
+        unsigned long cp;
+        if (*s->p != '\\' || !s->p[1]) {
+            sc_put(buf, n, &k, (unsigned char)*s->p);
             sc_adv(s);
+            continue;
         }
-        if (buf && k + 1 < n) buf[k++] = *s->p;
         sc_adv(s);
+        if (*s->p != 'u') {
+            const char *e = strchr("b\bf\fn\nr\rt\t", *s->p);
+            sc_put(buf, n, &k, e ? (unsigned char)e[1] : (unsigned char)*s->p);
+            sc_adv(s);
+            continue;
+        }
+        cp = sc_hex4(s);
+        if (cp >= 0xD800 && cp < 0xDC00 && s->p[0] == '\\' && s->p[1] == 'u') {
+            sc_adv(s);
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (sc_hex4(s) - 0xDC00);
+        }
+        if (cp < 0x80) {
+            sc_put(buf, n, &k, cp);
+        } else if (cp < 0x800) {
+            sc_put(buf, n, &k, 0xC0 | (cp >> 6));
+            sc_put(buf, n, &k, 0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            sc_put(buf, n, &k, 0xE0 | (cp >> 12));
+            sc_put(buf, n, &k, 0x80 | ((cp >> 6) & 0x3F));
+            sc_put(buf, n, &k, 0x80 | (cp & 0x3F));
+        } else {
+            sc_put(buf, n, &k, 0xF0 | (cp >> 18));
+            sc_put(buf, n, &k, 0x80 | ((cp >> 12) & 0x3F));
+            sc_put(buf, n, &k, 0x80 | ((cp >> 6) & 0x3F));
+            sc_put(buf, n, &k, 0x80 | (cp & 0x3F));
+        }
     }
     if (*s->p == '"') sc_adv(s);
     if (buf && n) buf[k] = '\0';
@@ -245,8 +301,10 @@ json_t *pt_json_parse(pt_jctx *jc)
     json_t *root = json_loads(jc->text, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         pt_diag_set(jc->d, jc->file, NULL, NULL, "invalid JSON: %s", err.text);
-        jc->d->line = err.line > 0 ? err.line : 0;
-        jc->d->col = err.column > 0 ? err.column : 0;
+        /* jansson says column 0 before the first character of a line (an
+         * empty file, a line that ends early) and -1 where it has no place */
+        jc->d->line = err.line > 0 ? err.line : 1;
+        jc->d->col = err.column > 0 ? err.column : 1;
         return NULL;
     }
     if (!json_is_object(root)) {
@@ -276,9 +334,12 @@ pt_status pt_jerr(pt_jctx *jc, const char *path, const json_t *val, const char *
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (val) {
-        char *dump = json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
+        /* 15 digits: -0.1 reads back as typed, not as -0.10000000000000001 */
+        char *dump = json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
         if (dump) {
             pt_strlcpy(vbuf, dump, sizeof vbuf);
+            if (strlen(dump) >= sizeof vbuf) /* a long array: say it goes on */
+                memcpy(vbuf + sizeof vbuf - 4, "...", 4);
             free(dump);
         }
     }
@@ -311,6 +372,9 @@ pt_status pt_json_only_keys(pt_jctx *jc, const json_t *obj, const char *path,
                                          a == allowed ? "" : ", ", *a);
             pt_jerr(jc, full, NULL, "unknown key \"%s\" (known: %s)", key, list);
             pt_strlcpy(jc->d->value, key, sizeof jc->d->value);
+            /* a key the path syntax cannot name ("a.b", "x[1]"): point at its object */
+            if (jc->d->line == 0 && jc->text)
+                pt_json_locate(jc->text, path ? path : "", &jc->d->line, &jc->d->col);
             return PT_EINPUT;
         }
     }
@@ -355,7 +419,8 @@ pt_status pt_json_int(pt_jctx *jc, const json_t *obj, const char *path, const ch
     }
     if (!json_is_real(v)) return pt_jerr(jc, full, v, "is not a whole number");
     x = json_real_value(v);
-    if (x < (double)lo || x > (double)hi) /* before the cast: 1e30 does not fit */
+    /* before the cast: 1e30 does not fit, nor does 2^63 (== (double)INT64_MAX) */
+    if (x < (double)lo || x > (double)hi || x >= 0x1p63)
         return pt_jerr(jc, full, v, "is out of range [%lld, %lld]", (long long)lo,
                        (long long)hi);
     if (x != floor(x)) return pt_jerr(jc, full, v, "is not a whole number");
