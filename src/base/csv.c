@@ -10,6 +10,7 @@ void pt_csv_init(pt_csv *c, const char *text)
 {
     memset(c, 0, sizeof *c);
     c->p = text;
+    c->end = text + strlen(text);
     c->line = 1;
 }
 
@@ -21,13 +22,13 @@ void pt_csv_free(pt_csv *c)
 
 int pt_csv_next(pt_csv *c)
 {
-    size_t need = 1, k = 0;
-    const char *q = c->p;
+    size_t need, k = 0;
     size_t starts[PT_CSV_MAX_FIELDS];
     int nf = 0, inq = 0;
     if (!*c->p) return 0;
-    /* the record is at most as long as the rest of the text */
-    while (q[need - 1]) need++;
+    /* the record is at most as long as the rest of the text (measured once:
+     * measuring it per record made a 15 MB file take half a minute) */
+    need = (size_t)(c->end - c->p) + 1;
     if (need + 1 > c->cap) {
         char *nb = realloc(c->buf, need + 1);
         if (!nb) return -1;

@@ -10,6 +10,7 @@
 
 typedef struct pt_csv {
     const char *p;     /* next byte to read                     */
+    const char *end;   /* the text's terminating NUL            */
     int line;          /* line the next record starts on        */
     char *buf;         /* field storage of the current record   */
     size_t cap;
