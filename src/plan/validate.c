@@ -55,17 +55,38 @@ static int has_ci(const char *hay, const char *needle)
     return 0;
 }
 
-/* Reads an optional whole number; returns 0 if empty, -1 if not a number. */
+/* Largest value of a numeric column (counts and sizes: they become ints). */
+#define NUM_MAX INT64_C(2147483647)
+/* Largest parallel degree or micro-batch (strategy.c's limit). */
+#define DEGREE_MAX INT64_C(1048576)
+
+/* Reads an optional whole number in [0, NUM_MAX]; returns 0 if empty, -1 if
+ * not such a number (1e30, -1, 2.5, inf and nan are not). */
 static int num(const char *s, int64_t *out)
 {
     char *end;
     double x;
     if (!s[0]) return 0;
     x = strtod(s, &end);
-    if (*end || x != floor(x)) return -1;
+    if (*end || !(x >= 0 && x <= (double)NUM_MAX) || x != floor(x)) return -1;
     *out = (int64_t)x;
     return 1;
 }
+
+/* The numeric columns a row is priced from and the values each may take.  A
+ * value outside them skips the row, saying which, before it reaches the cost
+ * model (tp=0 divided by zero; 1e30 did not fit an integer). */
+static const struct {
+    int col;
+    int64_t lo, hi;
+} num_ranges[] = {
+    {C_LAYERS, 1, NUM_MAX}, {C_HIDDEN, 1, NUM_MAX},  {C_HEADS, 1, NUM_MAX},
+    {C_KV, 1, NUM_MAX},     {C_FFN, 1, NUM_MAX},     {C_SEQ, 1, NUM_MAX},
+    {C_VOCAB, 1, NUM_MAX},  {C_MOE, 0, NUM_MAX},     {C_NGPU, 1, NUM_MAX},
+    {C_TP, 1, DEGREE_MAX},  {C_PP, 1, DEGREE_MAX},   {C_DP, 1, DEGREE_MAX},
+    {C_CP, 1, DEGREE_MAX},  {C_VPP, 1, DEGREE_MAX},  {C_MBS, 1, DEGREE_MAX},
+    {C_GBS, 1, NUM_MAX},    {C_ZERO, 0, 3},
+};
 
 static void skip(pt_vrow *r, const char *why) { pt_strlcpy(r->skipped, why, sizeof r->skipped); }
 
@@ -152,7 +173,19 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     char *end;
 
     r->measured = strtod(f[C_VALUE], &end);
-    if (!f[C_VALUE][0] || *end) return skip(r, "measured_value is not a number");
+    if (!f[C_VALUE][0] || *end || !(r->measured > 0 && r->measured < HUGE_VAL))
+        return skip(r, "measured_value is not a number > 0");
+    for (size_t i = 0; i < sizeof num_ranges / sizeof num_ranges[0]; i++) {
+        int64_t v = 0;
+        int k = num(f[num_ranges[i].col], &v);
+        if (k < 0 || (k > 0 && (v < num_ranges[i].lo || v > num_ranges[i].hi))) {
+            char why[160];
+            snprintf(why, sizeof why, "%s: %.32s is not a whole number in [%lld, %lld]",
+                     columns[num_ranges[i].col], f[num_ranges[i].col],
+                     (long long)num_ranges[i].lo, (long long)num_ranges[i].hi);
+            return skip(r, why);
+        }
+    }
     if (num(f[C_MOE], &moe) < 0 || moe > 1) return skip(r, "mixture-of-experts rows are not modelled yet");
     if (num(f[C_LAYERS], &layers) <= 0 || num(f[C_HIDDEN], &hidden) <= 0 ||
         num(f[C_HEADS], &heads) <= 0 || num(f[C_SEQ], &seq) <= 0)
@@ -340,7 +373,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         if (got == 0) break;
         if (got < 0) {
             pt_validate_free(out);
-            return pt_diag_set(d, file, NULL, NULL, "line %d: too many fields", csv->record_line);
+            pt_diag_set(d, file, NULL, NULL, "too many fields (more than %d)", PT_CSV_MAX_FIELDS);
+            d->line = csv->record_line;
+            d->col = 1;
+            return PT_EINPUT;
         }
         if (csv->nf == 1 && !csv->f[0][0]) continue;
         if (!(r = new_row(out, &cap, d, file))) return PT_ENOMEM;
@@ -354,15 +390,19 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_strlcpy(r->model, f[T_WORKLOAD], sizeof r->model);
         pt_strlcpy(r->metric, "time_to_train_min", sizeof r->metric);
         r->measured = strtod(f[T_TIME], &end);
-        if (!f[T_TIME][0] || *end) { skip(r, "time_to_train_min is not a number"); continue; }
+        if (!f[T_TIME][0] || *end || !(r->measured > 0 && r->measured < HUGE_VAL)) {
+            skip(r, "time_to_train_min is not a number > 0");
+            continue;
+        }
         if (!strncmp(f[T_WORKLOAD], "ResNet-50 v1.5", 14)) graph = "resnet-50";
         else if (!strncmp(f[T_WORKLOAD], "GNMT", 4)) graph = "gnmt";
         else if (!strncmp(f[T_WORKLOAD], "Transformer-big", 15)) graph = "transformer-big", unit = 28.0;
         if (!graph) { skip(r, "workload not built in (resnet-50 v1.5, gnmt, transformer-big)"); continue; }
         if (!has_ci(f[T_ACCEL], "V100")) { skip(r, "accelerator has no device model (V100 rows only)"); continue; }
         if (strncmp(f[T_SOURCE], "mlcommons", 9)) { skip(r, "not an MLPerf run (system and batch not given)"); continue; }
-        if (num(f[T_N], &n) <= 0 || !f[T_GBS][0]) { skip(r, "n_accel or global_batch not given"); continue; }
+        if (num(f[T_N], &n) <= 0 || n < 1 || !f[T_GBS][0]) { skip(r, "n_accel or global_batch not given"); continue; }
         B = strtod(f[T_GBS], &end) / unit;
+        if (*end || !(B > 0 && B < 1e15)) { skip(r, "global_batch is not a number > 0"); continue; }
         meas_epochs = strtod(f[T_EPOCHS], &end);
         meas_min = r->measured;
         clu = has_ci(f[T_SYSTEM], "dgx2") ? "dgx-2-v100" : "dgx-1-v100";
@@ -465,14 +505,17 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
                           pt_vresult *out, pt_diag *d)
 {
     pt_csv csv;
-    int idx[C_COUNT], cap = 0;
+    int idx[C_COUNT], cap = 0, hdr;
     vcache vc;
     memset(out, 0, sizeof *out);
     vc.n = 0;
     pt_csv_init(&csv, text);
-    if (pt_csv_next(&csv) != 1) {
+    if ((hdr = pt_csv_next(&csv)) != 1) {
         pt_csv_free(&csv);
-        pt_diag_set(d, file, NULL, NULL, "empty file: expected a header row");
+        if (hdr < 0)
+            pt_diag_set(d, file, NULL, NULL, "too many fields (more than %d)", PT_CSV_MAX_FIELDS);
+        else
+            pt_diag_set(d, file, NULL, NULL, "empty file: expected a header row");
         d->line = 1;
         d->col = 1;
         return PT_EINPUT;
