@@ -59,6 +59,11 @@ static pt_status get_pos(const hf *h, const char *key, int required, int64_t *ou
 {
     int64_t v = 0;
     int f = 0;
+    const json_t *j = json_object_get(h->obj, key);
+    if (json_is_real(j) && !(json_real_value(j) > 0)) /* -1e30: not "out of range [INT64_MIN, ...]" */
+        return key_err(h, key, "is not > 0");
+    if (json_is_real(j) && json_real_value(j) > (double)PT_MODEL_DIM_MAX)
+        return key_err(h, key, "is larger than %lld", (long long)PT_MODEL_DIM_MAX);
     TRY(pt_json_int(h->jc, h->obj, h->path, key, required, INT64_MIN, INT64_MAX, &v, &f));
     if (found) *found = f;
     if (!f) return PT_OK;
@@ -242,8 +247,12 @@ static pt_status read_mpt(const hf *h, const char *type, pt_model *m)
     TRY(get_pos(&ffnc, "ffn_hidden_size", 0, &m->ffn, &found));
     if (!found) {
         double f;
-        TRY(pt_json_num(h->jc, h->obj, h->path, "expansion_ratio", 0, &ratio, NULL));
+        int rfound = 0;
+        TRY(pt_json_num(h->jc, h->obj, h->path, "expansion_ratio", 0, &ratio, &rfound));
         f = ratio * (double)m->hidden;
+        if (!rfound && f > (double)PT_MODEL_DIM_MAX) /* the default ratio: blame d_model */
+            return key_err(h, "d_model", "times the default expansion_ratio 4 is larger than "
+                           "%lld", (long long)PT_MODEL_DIM_MAX);
         if (!(ratio > 0.0) || f != floor(f) || f > (double)PT_MODEL_DIM_MAX)
             return key_err(h, "expansion_ratio", "times d_model=%lld is not a whole number "
                            "in [1, %lld]", (long long)m->hidden, (long long)PT_MODEL_DIM_MAX);
