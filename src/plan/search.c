@@ -126,13 +126,27 @@ pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_d
                 sp->hi[dim] = hi;
             } else {
                 const char *q = val;
+                if (val == end) { /* "tp=" would allow nothing */
+                    pt_diag_set(d, label, dim_names[dim], "", "%s= gives no value (a list A,B,C "
+                                "or a range LO..HI)", dim_names[dim]);
+                    d->line = 1;
+                    d->col = col;
+                    return PT_EINPUT;
+                }
                 sp->kind[dim] = 1;
                 sp->n[dim] = 0;
                 while (q < end) {
                     const char *c = q;
                     int64_t x;
                     while (c < end && *c != ',') c++;
-                    if (!parse_value(dim, q, (size_t)(c - q), &x) || sp->n[dim] == PT_SPACE_MAXV) {
+                    if (sp->n[dim] == PT_SPACE_MAXV) {
+                        pt_diag_set(d, label, dim_names[dim], vbuf, "%s=%s: more than %d values "
+                                    "(give a range LO..HI)", dim_names[dim], vbuf, PT_SPACE_MAXV);
+                        d->line = 1;
+                        d->col = col;
+                        return PT_EINPUT;
+                    }
+                    if (!parse_value(dim, q, (size_t)(c - q), &x)) {
                         pt_diag_set(d, label, dim_names[dim], vbuf, "%s=%s: \"%.*s\" is not a value of %s",
                                     dim_names[dim], vbuf, (int)(c - q), q, dim_names[dim]);
                         d->line = 1;
