@@ -274,8 +274,8 @@ int cmd_plan(int argc, char **argv)
         pt_export_fmt fmt;
         static const char *const narrow[] = {
             "schedule=1f1b,interleaved zero=0,1 offload=none,optimizer",           /* megatron */
-            "cp=1 sp=0 vpp=1 schedule=1f1b recompute=none,full",                   /* deepspeed */
-            "zero=0,3 schedule=gpipe,1f1b,interleaved,zb-v,dualpipe"};               /* torchtitan */
+            "cp=1 sp=0 vpp=1 schedule=1f1b recompute=none,full pp_first=0 pp_last=0", /* deepspeed */
+            "zero=0,3 schedule=gpipe,1f1b,interleaved,zb-v,dualpipe pp_first=0 pp_last=0"}; /* torchtitan */
         static const pt_engine engine[] = {PT_ENGINE_MEGATRON, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP};
         pt_space eng;
         if (!pt_export_parse_fmt(export_fmt, &fmt))

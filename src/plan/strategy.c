@@ -234,7 +234,8 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
             return refuse(d, key, VAL(val), 0,
                           "%s=%d: uneven stages need one stage per rank (vpp=1) and schedule 1f1b, "
                           "gpipe or zb-h1", key, val);
-        if ((int64_t)st->pp_first + st->pp_last >= m->layers ||
+        /* with no middle stage (pp=2, both given) first + last is every layer */
+        if ((nmid > 0 && (int64_t)st->pp_first + st->pp_last >= m->layers) ||
             (nmid > 0 && (m->layers - st->pp_first - st->pp_last) % nmid) ||
             (nmid == 0 && st->pp_first + st->pp_last != m->layers))
             return refuse(d, key, VAL(val), 0,
