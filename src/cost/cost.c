@@ -79,6 +79,15 @@
  * within 10%.  FSDP and Megatron overlap bucket by bucket (1 - 1/buckets). */
 #define DEEPSPEED_ZERO3_OVERLAP 0.6
 
+/* Bytes held as int64: saturated at 2^60 (an exabyte per device never fits),
+ * so a huge job (seq_len 10^8, found by fuzz_csv) neither overflows the cast
+ * nor the sum of five of them in pt_memory.total. */
+#define BYTES_MAX 0x1p60
+static int64_t bytes_i64(double x)
+{
+    return x < BYTES_MAX ? (x > 0 ? (int64_t)x : 0) : (int64_t)BYTES_MAX;
+}
+
 
 static void hw_init(const pt_device *dev, const pt_job *job, hw *h)
 {
@@ -178,7 +187,7 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
 
     /* Tensor parallelism: 2 all-reduces (or RS+AG pairs) each way. */
     if (tpn > 1) {
-        double ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)act, tpn, 1);
+        double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(act), tpn, 1);
         o->tp_f = 2.0 * ar;
         o->tp_b = 2.0 * ar;
     }
@@ -186,7 +195,7 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
      * times, overlapped with the attention blocks it feeds. */
     if (cpn > 1) {
         double kv = 2.0 * 2.0 * b * sq * kt * d;
-        double step = pt_p2p_time(c, (int64_t)kv, cpn, tpn);
+        double step = pt_p2p_time(c, bytes_i64(kv), cpn, tpn);
         double comm_f = (double)(cpn - 1) * step, comm_b = 2.0 * comm_f;
         o->cp_f = comm_f > attn_f ? comm_f - attn_f : 0.0;
         o->cp_b = comm_b > attn_b ? comm_b - attn_b : 0.0;
@@ -247,7 +256,7 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
     double h = (double)m->hidden, d = (double)m->head_dim;
     double sbh = sq * b * h;
     double whole, split, scores = 0;
-    if (st->recompute == PT_RC_FULL) return (int64_t)(2.0 * sbh / (st->sp ? t : 1));
+    if (st->recompute == PT_RC_FULL) return bytes_i64(2.0 * sbh / (st->sp ? t : 1));
     whole = sbh * (8.0 + (m->dropout ? 2.0 : 0.0));
     split = sq * b *
             (2.0 * (double)(m->heads + 2 * m->kv_heads) * d + 2.0 * (double)m->heads * d +
@@ -256,7 +265,7 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
         scores = (m->dropout ? 5.0 : 2.0) * (double)m->heads * sq * s * b / t;
     else if (job->flash_attention)
         scores = 4.0 * (double)m->heads * sq * b / t; /* fp32 log-sum-exp per row */
-    return (int64_t)(whole / (st->sp ? t : 1) + split + scores);
+    return bytes_i64(whole / (st->sp ? t : 1) + split + scores);
 }
 
 double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch)
@@ -345,9 +354,9 @@ void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strateg
     if (st->offload == PT_OFF_OPTIMIZER) o = 0;
     if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
     memset(out, 0, sizeof *out);
-    out->weights = (int64_t)w;
-    out->gradients = (int64_t)g;
-    out->optimizer = (int64_t)o;
+    out->weights = bytes_i64(w);
+    out->gradients = bytes_i64(g);
+    out->optimizer = bytes_i64(o);
 }
 
 double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, const pt_strategy *st,
@@ -360,7 +369,7 @@ double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, con
     return a;
 }
 
-int64_t pt_cost_other_bytes(double rest) { return (int64_t)(CONTEXT_BYTES + FRAG_FRACTION * rest); }
+int64_t pt_cost_other_bytes(double rest) { return bytes_i64(CONTEXT_BYTES + FRAG_FRACTION * rest); }
 
 static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
                    const pt_cost_prep *pr, int64_t mb, pt_memory *out)
@@ -384,7 +393,7 @@ static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
         a = per_layer * layers_on(m, st, first, last) * fl;
         if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
         a += pt_cost_stage_extra_activations(m, job, st, first, last);
-        k.activations = (int64_t)a;
+        k.activations = bytes_i64(a);
         rest = (double)(k.weights + k.gradients + k.optimizer) + a;
         k.other = pt_cost_other_bytes(rest);
         k.total = k.weights + k.gradients + k.optimizer + k.activations + k.other;
@@ -425,7 +434,7 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pr->emb_f = ew(&pr->h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0), 2);
     pr->emb_b = ew(&pr->h, T * hd * 8.0, 2);
     pr->emb_tp = st->tp > 1 ? pt_coll_time(c, st->sp ? PT_REDUCESCATTER : PT_ALLREDUCE,
-                                           (int64_t)(T * hd * 2.0), st->tp, 1)
+                                           bytes_i64(T * hd * 2.0), st->tp, 1)
                             : 0.0;
     /* Last stage: final norm, logits GEMM (bf16) and vocab-parallel cross
      * entropy over fp32 logits (about 20 bytes per logit forward+backward). */
@@ -515,7 +524,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     p2p = 0;
     if (st->pp > 1) {
         double bytes = (double)job->seq_len / st->cp * st->mbs * hd * 2.0 / t;
-        double one = pt_p2p_time(c, (int64_t)bytes, st->pp, (int64_t)st->tp * st->cp * st->dp);
+        double one = pt_p2p_time(c, bytes_i64(bytes), st->pp, (int64_t)st->tp * st->cp * st->dp);
         p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * one;
     }
     /* Bubble (pp-1 pipeline fills and drains). */
@@ -546,10 +555,10 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         double nb = lpst < 1 ? 1 : lpst;           /* roughly one bucket per layer */
         if (st->zero <= 2) {
             if (st->zero == 0) {
-                grad_t = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(4.0 * Pst), ndp_i, dp_stride);
+                grad_t = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * Pst), ndp_i, dp_stride);
             } else {
-                grad_t = pt_coll_time(c, PT_REDUCESCATTER, (int64_t)(4.0 * Pst), ndp_i, dp_stride);
-                ag_t = pt_coll_time(c, PT_ALLGATHER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
+                grad_t = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(4.0 * Pst), ndp_i, dp_stride);
+                ag_t = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
             }
             /* bucketed: hides behind the last micro-batch's backward (and the
              * parameter gather behind the first forward), except one bucket */
@@ -563,8 +572,8 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         } else {
             double (*coll)(const pt_cluster *, pt_coll_op, int64_t, int64_t, int64_t) =
                 job->engine == PT_ENGINE_DEEPSPEED ? pt_coll_time_flat : pt_coll_time;
-            double ag = coll(c, PT_ALLGATHER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
-            double rs = coll(c, PT_REDUCESCATTER, (int64_t)(2.0 * Pst), ndp_i, dp_stride);
+            double ag = coll(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
+            double rs = coll(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
             double hide = job->engine == PT_ENGINE_DEEPSPEED ? DEEPSPEED_ZERO3_OVERLAP
                                                              : 1.0 - 1.0 / nb;
             double ef = ag - (tf + tpf) * hide;
@@ -579,7 +588,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */
     if (st->pp > 1 && m->tied_embeddings)
-        p2p += pt_coll_time(c, PT_ALLREDUCE, (int64_t)(4.0 * V * hd / t), 2,
+        p2p += pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * V * hd / t), 2,
                             (int64_t)st->tp * st->cp * st->dp * (st->pp - 1));
 
     /* Optimizer step on this device's shard. */
@@ -633,6 +642,6 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         out->hfu = out->hw_flops / out->step_time_s / n / peak;
     }
     memory(m, job, st, pr, mb, &out->mem);
-    out->device_memory_bytes = (int64_t)(dev->memory_GiB * PT_GiB);
+    out->device_memory_bytes = bytes_i64(dev->memory_GiB * PT_GiB);
     out->fits = out->mem.total <= out->device_memory_bytes;
 }
