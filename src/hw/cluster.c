@@ -13,7 +13,8 @@
  *     cluster), so devices is a multiple of every inner level's size; when
  *     devices equals the size of the level inside it, the outermost level is a
  *     single domain of that size (e.g. dgx-a100-80g resized to 8 devices);
- *   - bw_GBps > 0, latency_us >= 0, 0 < efficiency <= 1 on every level.
+ *   - bw_GBps > 0, latency_us >= 0, 0 < efficiency <= 1 on every level, and
+ *     every number in [1e-6, 1e9] (or 0 where 0 is allowed).
  * A cluster file's outermost size says how far the network reaches; it must be
  * >= devices and is then set to devices.  pt_cluster_resize grows or shrinks
  * the outermost level in whole innermost domains (SPEC: --gpus takes whole
@@ -105,6 +106,14 @@ static int devices_misfit(const pt_cluster *c, int64_t n, char *why, size_t nwhy
 
 typedef enum range { R_POS, R_NONNEG, R_FRAC } range;
 
+/* Every rate, size and time is within [NUM_LO, NUM_HI] (or 0 where 0 is
+ * allowed): beyond, the cost model's products overflow to infinity and
+ * inf - inf made step times NaN (gemm_half_GFLOP 1e300, found by
+ * fuzz_cluster); no real device or link is a billionth or a billion times
+ * the catalog's. */
+#define NUM_LO 1e-6
+#define NUM_HI 1e9
+
 /* obj[key] as a number in the given range.  *out keeps its value (the default)
  * when the key is absent and not required. */
 static pt_status num_in(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
@@ -119,14 +128,23 @@ static pt_status num_in(pt_jctx *jc, const json_t *obj, const char *path, const 
     switch (r) {
     case R_POS:
         if (!(x > 0)) return pt_jerr(jc, full, json_object_get(obj, key), "is not > 0");
+        if (x < NUM_LO || x > NUM_HI)
+            return pt_jerr(jc, full, json_object_get(obj, key), "is not between %g and %g",
+                           NUM_LO, NUM_HI);
         break;
     case R_NONNEG:
         if (!(x >= 0))
             return pt_jerr(jc, full, json_object_get(obj, key), "is negative (must be >= 0)");
+        if (x != 0 && (x < NUM_LO || x > NUM_HI))
+            return pt_jerr(jc, full, json_object_get(obj, key), "is not 0 or between %g and %g",
+                           NUM_LO, NUM_HI);
         break;
     case R_FRAC:
         if (!(x > 0 && x <= 1))
             return pt_jerr(jc, full, json_object_get(obj, key), "is not a fraction in (0, 1]");
+        if (x < NUM_LO)
+            return pt_jerr(jc, full, json_object_get(obj, key), "is not between %g and 1",
+                           NUM_LO);
         break;
     }
     *out = x;

@@ -19,6 +19,8 @@
  *   mem_eff          (0, 1], default PT_DEV_DEFAULT_MEM_EFF
  *   kernel_us        >= 0,   default PT_DEV_DEFAULT_KERNEL_US
  *   source           string, ignored (says where the numbers come from)
+ * Every number is also at least 1e-6 and at most 1e9 (0 stays allowed where it
+ * is), so the cost model's products stay finite.
  *
  * Invariants of a device read here: every field above is set and in range, so
  * cost code may divide by memory_bw_GBps, host_bw_GBps, tflops_bf16, gemm_eff,
