@@ -298,6 +298,16 @@ static const mcase cases[] = {
     {"name of 64 characters", CLUSTER, LONG_NAME, NULL,
      "cluster.json:1:2: name: \"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\" "
      "is longer than 63 characters"},
+    {"bandwidth 1e-300", CLUSTER, LITERAL,
+     CLU("[{\"name\": \"nvlink\", \"size\": 16, \"bw_GBps\": 1e-300}]", ""),
+     "cluster.json:1:98: levels[0].bw_GBps: 1e-300 is not between 1e-06 and 1e+09"},
+    {"inline device, gemm_half_GFLOP 1e300", CLUSTER, LITERAL,
+     "{\"name\": \"c\", \"device\": {\"name\": \"x\", \"memory_GiB\": 80, \"memory_bw_GBps\": 2000, "
+     "\"tflops\": {\"bf16\": 300}, \"gemm_half_GFLOP\": 1e300}, \"devices\": 16, \"levels\": " LV2 "}",
+     "cluster.json:1:106: device.gemm_half_GFLOP: 1e300 is not 0 or between 1e-06 and 1e+09"},
+    {"efficiency 1e-300", CLUSTER, LITERAL,
+     CLU("[{\"name\": \"nvlink\", \"size\": 16, \"bw_GBps\": 450, \"efficiency\": 1e-300}]", ""),
+     "cluster.json:1:114: levels[0].efficiency: 1e-300 is not between 1e-06 and 1"},
     {"zero mtbf", CLUSTER, LITERAL, CLU(LV2, ", \"mtbf_device_hours\": 0"),
      "cluster.json:1:158: mtbf_device_hours: 0 is not > 0"},
     {"negative price", CLUSTER, LITERAL, CLU(LV2, ", \"price_per_device_hour\": -1"),
