@@ -291,7 +291,7 @@ static void build_resnet50(gb *b)
     add(b, (pt_gspec){.name = "pool1", .op = PT_G_MAXPOOL, .kernel = 3, .stride = 2, .pad = 1});
     for (int s = 0; s < 4; s++)
         for (int k = 0; k < blocks[s]; k++) {
-            char base[24], n1[48], n2[48], n3[48], ds[48], sum[48];
+            char base[32], n1[48], n2[48], n3[48], ds[48], sum[48];
             int stride = (k == 0 && s > 0) ? 2 : 1;
             snprintf(base, sizeof base, "s%d.b%d", s + 1, k);
             snprintf(n1, sizeof n1, "%s.conv1", base);
