@@ -3,6 +3,7 @@
 #   make test    build and run every test (unit, golden, end-to-end, validation)
 #   make asan    the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench   speed and accuracy benchmarks (print numbers, never fail on time)
+#   make fuzz    libFuzzer on every parser, FUZZ_SECONDS each (fuzz/README.md)
 
 CC      ?= cc
 BUILD   ?= build
@@ -23,8 +24,12 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:%.c=%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TESTS   := $(patsubst tests/%.c,%,$(sort $(wildcard tests/test_*.c)))
 TEST_BIN:= $(TESTS:%=$(BUILD)/tests/%)
+# Fuzz harnesses (fuzz/fuzz_NAME.c): `make test` replays fuzz/corpus/NAME/
+# through each with fuzz/replay.c; `make fuzz` runs them under libFuzzer.
+FUZZ_NAMES := hf cluster strategy space csv graph
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 
-.PHONY: all run test asan bench clean deps
+.PHONY: all run test asan bench clean deps fuzz fuzz-bins
 .SECONDARY:
 all: $(BUILD)/partita $(BUILD)/libpartita.a
 
@@ -70,12 +75,16 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libpartita.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(BUILD)/libpartita.a -lcmocka $(LDLIBS_ALL)
 
+$(BUILD)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c fuzz/fuzz.h $(BUILD)/libpartita.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Ifuzz -o $@ fuzz/fuzz_$*.c fuzz/replay.c $(BUILD)/libpartita.a $(LDLIBS_ALL)
+
 # The main job on a built-in example: how to train GPT-3 175B on 1024 A100s.
 run: all
 	$(BUILD)/partita plan gpt3-175b --cluster dgx-a100-80g --gpus 1024 \
 	  --global-batch 1536 --seq-len 2048 --explain
 
-test: all $(TEST_BIN)
+test: all $(TEST_BIN) $(REPLAY_BIN)
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BIN)
 
 asan:
@@ -86,8 +95,36 @@ asan:
 bench: all
 	@sh bench/run.sh $(BUILD)
 
+# libFuzzer comes with clang's compiler-rt (Debian: libclang-rt-14-dev).  As
+# root, install what is missing; otherwise print the exact command and stop.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_CC      ?= clang
+FUZZ_DEBPKGS := clang libclang-rt-14-dev jq
+fuzz:
+	@if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return !d + (int)n; }' | \
+	    $(FUZZ_CC) -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "partita: installing libFuzzer: $(FUZZ_DEBPKGS)"; \
+	    (apt-get install -y $(FUZZ_DEBPKGS) || (apt-get update && apt-get install -y $(FUZZ_DEBPKGS))) >&2 || exit 1; \
+	  else \
+	    echo "partita: $(FUZZ_CC) cannot link libFuzzer; run:" >&2; \
+	    echo "  sudo apt-get install -y $(FUZZ_DEBPKGS)" >&2; exit 1; \
+	  fi; \
+	fi
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" fuzz-bins
+	sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-bins: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(BUILD)/libpartita.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Ifuzz -fsanitize=fuzzer -o $@ $< $(BUILD)/libpartita.a $(LDLIBS_ALL)
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
