@@ -95,7 +95,8 @@ pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d)
     case PT_G_AVGPOOL: {
         int64_t k = s->kernel, st = s->stride ? s->stride : 1;
         NEED(!a->seq && k > 0, "kernel", "%s %s needs an image input and kernel > 0", op_names[s->op], who);
-        NEED(a->h + 2 * s->pad >= k, "kernel", "%s %s: kernel larger than its input", op_names[s->op], who);
+        NEED(a->h + 2 * s->pad >= k && a->w + 2 * s->pad >= k, "kernel", "%s %s: kernel larger than its input",
+             op_names[s->op], who);
         L.c = a->c;
         L.h = (a->h + 2 * s->pad - k) / st + 1;
         L.w = (a->w + 2 * s->pad - k) / st + 1;
@@ -566,6 +567,7 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
     layers = json_object_get(root, "layers");
     if (!json_is_array(layers) || json_array_size(layers) == 0) {
         st = pt_jerr(&jc, "layers", layers, "must be a non-empty array of layers");
+        if (!d->line) d->line = 1, d->col = 1; /* absent: point at the document */
         goto done;
     }
     for (size_t i = 0; i < json_array_size(layers); i++) {
