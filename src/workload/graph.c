@@ -556,6 +556,10 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
     if ((st = pt_json_only_keys(&jc, root, "", top_keys)) != PT_OK ||
         (st = pt_json_str(&jc, root, "", "name", 1, g->name, sizeof g->name, NULL)) != PT_OK)
         goto done;
+    if (!g->name[0]) {
+        st = pt_jerr(&jc, "name", json_object_get(root, "name"), "must not be empty");
+        goto done;
+    }
     pt_strlcpy(g->sample, "sample", sizeof g->sample);
     if ((st = pt_json_str(&jc, root, "", "sample", 0, g->sample, sizeof g->sample, NULL)) != PT_OK ||
         (st = pt_json_num(&jc, root, "", "samples_per_epoch", 0, &g->samples_per_epoch, NULL)) != PT_OK)
