@@ -17,4 +17,20 @@ char *pt_emit_json_text(const json_t *j);
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *cost);
 
+/* A growing text buffer: printf appends; after an allocation failure further
+ * appends are ignored and finish returns PT_ENOMEM (and frees the text). */
+typedef struct pt_emit_buf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} pt_emit_buf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void pt_emit_buf_printf(pt_emit_buf *b, const char *fmt, ...);
+void pt_emit_buf_puts(pt_emit_buf *b, const char *s);
+/* Hands the text to *out (PT_OK), or frees it and sets d (PT_ENOMEM). */
+pt_status pt_emit_buf_finish(pt_emit_buf *b, char **out, pt_diag *d);
+
 #endif

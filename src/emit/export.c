@@ -52,6 +52,7 @@
  *   "debugmodel" default.
  */
 #include "emit/export.h"
+#include "emit/emit.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -102,78 +103,26 @@ static const char *itoa64(char *buf, size_t n, int64_t v)
     return buf;
 }
 
-/* ---- a growing text buffer ------------------------------------------------ */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom; /* an allocation failed; p is freed at the end */
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) PT_PRINTF(2, 3);
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (b->oom) return;
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t ncap = b->cap ? b->cap : 1024;
-        char *np;
-        while (b->len + (size_t)n + 1 > ncap) ncap *= 2;
-        np = realloc(b->p, ncap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = ncap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-/* Hands the text to *out (PT_OK) or frees it (PT_ENOMEM). */
-static pt_status sb_finish(sbuf *b, char **out, pt_diag *d)
-{
-    if (b->oom || !b->p) {
-        free(b->p);
-        pt_diag_set(d, NULL, NULL, NULL, "out of memory while writing the export");
-        return PT_ENOMEM;
-    }
-    *out = b->p;
-    return PT_OK;
-}
-
 /* ---- Megatron-LM ------------------------------------------------------------ */
 
 /* One argument (a flag and its value, if any) per line, joined by " \\\n  ". */
-static void meg_arg(sbuf *b, const char *fmt, ...) PT_PRINTF(2, 3);
+static void meg_arg(pt_emit_buf *b, const char *fmt, ...) PT_PRINTF(2, 3);
 
-static void meg_arg(sbuf *b, const char *fmt, ...)
+static void meg_arg(pt_emit_buf *b, const char *fmt, ...)
 {
     char line[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    sb_printf(b, "%s%s", b->len ? " \\\n  " : "", line);
+    pt_emit_buf_printf(b, "%s%s", b->len ? " \\\n  " : "", line);
 }
 
 static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const pt_job *job,
                                  const pt_strategy *st, char **out, pt_diag *d)
 {
     char v[24];
-    sbuf b = {0};
+    pt_emit_buf b = {0};
     int64_t model_ranks = (int64_t)st->tp * st->pp * st->cp;
     int64_t per_vstage = 0, max_pos;
 
@@ -305,8 +254,8 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
         break;
     default: meg_arg(&b, "--bf16"); break;
     }
-    sb_printf(&b, "\n");
-    return sb_finish(&b, out, d);
+    pt_emit_buf_printf(&b, "\n");
+    return pt_emit_buf_finish(&b, out, d);
 }
 
 /* ---- DeepSpeed ------------------------------------------------------------------ */
@@ -326,7 +275,7 @@ static pt_status export_deepspeed(const pt_model *m, const pt_cluster *c, const 
     json_t *root, *z, *prec;
     char *text;
     int64_t dp = st->dp, gas;
-    sbuf b = {0};
+    pt_emit_buf b = {0};
     (void)m;
 
     if (st->pp_first || st->pp_last)
@@ -442,27 +391,27 @@ static pt_status export_deepspeed(const pt_model *m, const pt_cluster *c, const 
         pt_diag_set(d, NULL, NULL, NULL, "out of memory while writing the export");
         return PT_ENOMEM;
     }
-    sb_printf(&b, "%s\n", text);
+    pt_emit_buf_printf(&b, "%s\n", text);
     free(text);
-    return sb_finish(&b, out, d);
+    return pt_emit_buf_finish(&b, out, d);
 }
 
 /* ---- torchtitan ---------------------------------------------------------------- */
 
 /* A TOML basic string (quotes, backslashes and control characters escaped). */
-static void toml_str(sbuf *b, const char *s)
+static void toml_str(pt_emit_buf *b, const char *s)
 {
-    sb_printf(b, "\"");
+    pt_emit_buf_printf(b, "\"");
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\')
-            sb_printf(b, "\\%c", ch);
+            pt_emit_buf_printf(b, "\\%c", ch);
         else if (ch < 0x20 || ch == 0x7f)
-            sb_printf(b, "\\u%04x", ch);
+            pt_emit_buf_printf(b, "\\u%04x", ch);
         else
-            sb_printf(b, "%c", ch);
+            pt_emit_buf_printf(b, "%c", ch);
     }
-    sb_printf(b, "\"");
+    pt_emit_buf_printf(b, "\"");
 }
 
 /* torchtitan's registered llama3 flavors (torchtitan/models/llama3/__init__.py):
@@ -495,7 +444,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                                    const pt_strategy *st, char **out, pt_diag *d)
 {
     char v[24], desc[512];
-    sbuf b = {0};
+    pt_emit_buf b = {0};
     const char *flavor = titan_flavor(m), *sched = NULL;
     int64_t replicate, shard, stages = 0, per_stage = 0, local_batch, dp = st->dp;
 
@@ -581,45 +530,45 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       (long long)local_batch, (long long)dp, st->mbs);
 
     pt_strategy_format(st, desc, sizeof desc);
-    sb_printf(&b, "[job]\ndescription = ");
+    pt_emit_buf_printf(&b, "[job]\ndescription = ");
     {
         char full[768];
         snprintf(full, sizeof full, "partita: %s on %lld x %s (%s), %s", m->name,
                  (long long)c->devices, c->dev.name, c->name, desc);
         toml_str(&b, full);
     }
-    sb_printf(&b, "\n\n[model]\nname = \"llama3\"\nflavor = \"%s\"\n", flavor);
-    sb_printf(&b, "\n[training]\n");
-    sb_printf(&b, "local_batch_size = %lld\n", (long long)local_batch);
-    sb_printf(&b, "global_batch_size = %lld\n", (long long)st->gbs);
-    sb_printf(&b, "seq_len = %lld\n", (long long)job->seq_len);
-    sb_printf(&b, "mixed_precision_param = \"bfloat16\"\n");
-    sb_printf(&b, "mixed_precision_reduce = \"float32\"\n");
+    pt_emit_buf_printf(&b, "\n\n[model]\nname = \"llama3\"\nflavor = \"%s\"\n", flavor);
+    pt_emit_buf_printf(&b, "\n[training]\n");
+    pt_emit_buf_printf(&b, "local_batch_size = %lld\n", (long long)local_batch);
+    pt_emit_buf_printf(&b, "global_batch_size = %lld\n", (long long)st->gbs);
+    pt_emit_buf_printf(&b, "seq_len = %lld\n", (long long)job->seq_len);
+    pt_emit_buf_printf(&b, "mixed_precision_param = \"bfloat16\"\n");
+    pt_emit_buf_printf(&b, "mixed_precision_reduce = \"float32\"\n");
     if (st->offload != PT_OFF_NONE) {
         assert(st->zero == 3); /* FSDP CPU offload: parameters, gradients and optimizer states */
-        sb_printf(&b, "enable_cpu_offload = true\n");
+        pt_emit_buf_printf(&b, "enable_cpu_offload = true\n");
     }
-    sb_printf(&b, "\n[parallelism]\n");
-    sb_printf(&b, "data_parallel_replicate_degree = %lld\n", (long long)replicate);
-    sb_printf(&b, "data_parallel_shard_degree = %lld\n", (long long)shard);
-    if (st->zero == 3 && st->pp > 1) sb_printf(&b, "fsdp_reshard_after_forward = \"always\"\n");
-    sb_printf(&b, "tensor_parallel_degree = %d\n", st->tp);
-    sb_printf(&b, "pipeline_parallel_degree = %d\n", st->pp);
+    pt_emit_buf_printf(&b, "\n[parallelism]\n");
+    pt_emit_buf_printf(&b, "data_parallel_replicate_degree = %lld\n", (long long)replicate);
+    pt_emit_buf_printf(&b, "data_parallel_shard_degree = %lld\n", (long long)shard);
+    if (st->zero == 3 && st->pp > 1) pt_emit_buf_printf(&b, "fsdp_reshard_after_forward = \"always\"\n");
+    pt_emit_buf_printf(&b, "tensor_parallel_degree = %d\n", st->tp);
+    pt_emit_buf_printf(&b, "pipeline_parallel_degree = %d\n", st->pp);
     if (st->pp > 1) {
-        sb_printf(&b, "pipeline_parallel_schedule = \"%s\"\n", sched);
-        sb_printf(&b, "pipeline_parallel_microbatch_size = %d\n", st->mbs);
-        sb_printf(&b, "pipeline_parallel_layers_per_stage = %lld\n", (long long)per_stage);
-        sb_printf(&b, "pipeline_parallel_first_stage_less_layers = 0\n");
-        sb_printf(&b, "pipeline_parallel_last_stage_less_layers = 0\n");
+        pt_emit_buf_printf(&b, "pipeline_parallel_schedule = \"%s\"\n", sched);
+        pt_emit_buf_printf(&b, "pipeline_parallel_microbatch_size = %d\n", st->mbs);
+        pt_emit_buf_printf(&b, "pipeline_parallel_layers_per_stage = %lld\n", (long long)per_stage);
+        pt_emit_buf_printf(&b, "pipeline_parallel_first_stage_less_layers = 0\n");
+        pt_emit_buf_printf(&b, "pipeline_parallel_last_stage_less_layers = 0\n");
     }
-    sb_printf(&b, "context_parallel_degree = %d\n", st->cp);
-    sb_printf(&b, "\n[activation_checkpoint]\n");
+    pt_emit_buf_printf(&b, "context_parallel_degree = %d\n", st->cp);
+    pt_emit_buf_printf(&b, "\n[activation_checkpoint]\n");
     switch (st->recompute) {
-    case PT_RC_FULL: sb_printf(&b, "mode = \"full\"\n"); break;
-    case PT_RC_SELECTIVE: sb_printf(&b, "mode = \"selective\"\nselective_ac_option = \"op\"\n"); break;
-    default: sb_printf(&b, "mode = \"none\"\n"); break;
+    case PT_RC_FULL: pt_emit_buf_printf(&b, "mode = \"full\"\n"); break;
+    case PT_RC_SELECTIVE: pt_emit_buf_printf(&b, "mode = \"selective\"\nselective_ac_option = \"op\"\n"); break;
+    default: pt_emit_buf_printf(&b, "mode = \"none\"\n"); break;
     }
-    return sb_finish(&b, out, d);
+    return pt_emit_buf_finish(&b, out, d);
 }
 
 /* ---- entry ------------------------------------------------------------------------ */

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include "partita.h"
 #include "sim/sim.h"
+#include "emit/emit.h"
 
 /* The step as Chrome trace JSON: {"displayTimeUnit", "traceEvents",
  * "otherData"}, one event per line.  ts/dur in microseconds rounded to the
@@ -85,20 +86,5 @@ void pt_emit_tl_event_name(const pt_emit_tl *tl, const pt_sim_result *r, int i, 
 /* "12-23" (inclusive), "12" for one layer, "" for none. */
 void pt_emit_tl_layers(int lo, int hi, char *buf, size_t n);
 
-/* A growing text buffer: printf appends; after an allocation failure further
- * appends are ignored and finish returns PT_ENOMEM (and frees the text). */
-typedef struct pt_emit_buf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} pt_emit_buf;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void pt_emit_buf_printf(pt_emit_buf *b, const char *fmt, ...);
-void pt_emit_buf_puts(pt_emit_buf *b, const char *s);
-/* Hands the text to *out (PT_OK), or frees it and sets d (PT_ENOMEM). */
-pt_status pt_emit_buf_finish(pt_emit_buf *b, char **out, pt_diag *d);
 
 #endif

@@ -24,55 +24,6 @@
 
 #include "base/base.h"
 
-/* ---- text buffer ------------------------------------------------------------ */
-
-void pt_emit_buf_printf(pt_emit_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (b->oom) return;
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t ncap = b->cap ? b->cap : 4096;
-        char *np;
-        while (b->len + (size_t)n + 1 > ncap) ncap *= 2;
-        np = realloc(b->p, ncap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = ncap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-void pt_emit_buf_puts(pt_emit_buf *b, const char *s)
-{
-    pt_emit_buf_printf(b, "%s", s);
-}
-
-pt_status pt_emit_buf_finish(pt_emit_buf *b, char **out, pt_diag *d)
-{
-    if (b->oom || !b->p) {
-        free(b->p);
-        b->p = NULL;
-        pt_diag_set(d, NULL, NULL, NULL, "out of memory while writing the timeline");
-        return PT_ENOMEM;
-    }
-    *out = b->p;
-    b->p = NULL;
-    return PT_OK;
-}
 
 /* ---- what both writers derive --------------------------------------------------- */
 
@@ -97,7 +48,7 @@ static pt_status bad_real(pt_diag *d, const char *field, double v, const char *w
 
 static pt_status nomem(pt_diag *d)
 {
-    pt_diag_set(d, NULL, NULL, NULL, "out of memory while writing the timeline");
+    pt_diag_set(d, NULL, NULL, NULL, "out of memory while writing the output");
     return PT_ENOMEM;
 }
 
