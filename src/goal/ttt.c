@@ -87,25 +87,31 @@ static double gemm_time(const pt_device *dev, double peak, double m, double n, d
     return tc > tm ? tc : tm;
 }
 
+double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples)
+{
+    double peak = pt_device_tflops(dev, dtype) * 1e12, bw = dev->memory_bw_GBps * 1e9 * dev->mem_eff;
+    double f = 0, ops = 1.0 + l->ngemm;
+    for (int k = 0; k < l->ngemm; k++)
+        f += l->gserial[k] * l->gbatch[k] * gemm_time(dev, peak, l->gm[k] * samples, l->gn[k], l->gk[k], 2.0);
+    f += l->mem_bytes * samples / bw;
+    /* a layer is at least as long as its launches (LSTM steps launch each) */
+    for (int k = 0; k < l->ngemm; k++) ops += l->gserial[k] - 1.0;
+    return f > ops * dev->kernel_us * 1e-6 ? f : ops * dev->kernel_us * 1e-6;
+}
+
 void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
                    pt_graph_cost *out)
 {
     const pt_device *dev = &c->dev;
-    double peak = pt_device_tflops(dev, dtype) * 1e12, b = (double)per_device;
-    double bw = dev->memory_bw_GBps * 1e9 * dev->mem_eff, host = dev->kernel_us * 1e-6;
+    double b = (double)per_device, bw = dev->memory_bw_GBps * 1e9 * dev->mem_eff;
     double fwd = 0, bwd = 0, params = pt_graph_params(g), act = 0, ar, hide;
     int layers = 0;
     memset(out, 0, sizeof *out);
     for (int i = 0; i < g->n; i++) {
         const pt_glayer *l = &g->l[i];
-        double f = 0, ops = 1.0 + l->ngemm;
-        for (int k = 0; k < l->ngemm; k++)
-            f += l->gserial[k] * l->gbatch[k] * gemm_time(dev, peak, l->gm[k] * b, l->gn[k], l->gk[k], 2.0);
-        f += l->mem_bytes * b / bw;
-        /* a layer is at least as long as its launches (LSTM steps launch each) */
-        for (int k = 0; k < l->ngemm; k++) ops += l->gserial[k] - 1.0;
-        fwd += f > ops * host ? f : ops * host;
-        bwd += 2.0 * f > 2.0 * ops * host ? 2.0 * f : 2.0 * ops * host;
+        double f = pt_glayer_fwd_s(l, dev, dtype, b);
+        fwd += f;
+        bwd += 2.0 * f;
         act += l->act_bytes * b;
         if (l->params > 0) layers++;
     }

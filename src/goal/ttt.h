@@ -40,6 +40,11 @@ typedef struct pt_graph_cost {
     int64_t memory_bytes; /* weights, gradients, optimizer, activations */
 } pt_graph_cost;
 
+/* Forward time of one layer for `samples` samples on one device (backward
+ * is twice this): its GEMMs on the roofline, element-wise bytes at the
+ * memory efficiency, and never less than its kernel launches. */
+double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples);
+
 /* One data-parallel step of g: every one of c's devices runs `per_device`
  * samples, gradients all-reduced over all of them. */
 void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
