@@ -8,12 +8,12 @@
 CC      ?= cc
 BUILD   ?= build
 PKGS    := jansson cmocka
-DEBPKGS := libjansson-dev libcmocka-dev pkg-config
+DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev pkg-config
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
            -Wmissing-prototypes -Werror
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CFLAGS)
-LDLIBS_ALL = -ljansson -lm -lpthread $(EXTRA_LDFLAGS)
+LDLIBS_ALL = -ljansson -lglpk -lm -lpthread $(EXTRA_LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/workload/*.c src/hw/*.c src/cost/*.c \
                              src/plan/*.c src/sim/*.c src/goal/*.c src/emit/*.c))
@@ -37,7 +37,7 @@ all: $(BUILD)/partita $(BUILD)/libpartita.a
 # otherwise print the exact command and stop.
 $(BUILD)/.deps:
 	@mkdir -p $(BUILD)
-	@if ! pkg-config --exists $(PKGS) 2>/dev/null; then \
+	@if ! pkg-config --exists $(PKGS) 2>/dev/null || ! test -f /usr/include/glpk.h; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "partita: installing build dependencies: $(DEBPKGS)"; \
 	    (apt-get install -y $(DEBPKGS) || (apt-get update && apt-get install -y $(DEBPKGS))) >&2 || exit 1; \

@@ -42,6 +42,7 @@ pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d)
     memset(&L, 0, sizeof L);
     pt_strlcpy(L.name, who, sizeof L.name);
     L.op = s->op;
+    L.kv = -1;
     if (!s->name || !s->name[0]) return pt_diag_set(d, NULL, "name", "", "a layer has no name");
     if (find_layer(g, s->name) >= 0)
         return pt_diag_set(d, NULL, "name", s->name, "layer name \"%s\" is used twice", s->name);
@@ -151,6 +152,7 @@ pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d)
             int k = find_layer(g, s->kv);
             NEED(k >= 0, "kv", "attention %s: kv \"%s\" is not an earlier layer", who, s->kv);
             kv = &g->l[k];
+            L.kv = k;
         }
         NEED(a->seq && a->d > 0 && kv->seq && kv->d > 0, "in", "attention %s needs sequences of features", who);
         NEED(s->heads > 0 && a->d % s->heads == 0, "heads", "attention %s: heads must divide the width %lld",

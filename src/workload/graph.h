@@ -30,6 +30,8 @@ typedef struct pt_glayer {
     pt_gop op;
     int nin;
     int in[PT_GRAPH_MAX_IN];     /* indices of input layers                    */
+    int kv;                      /* cross-attention: the layer keys and values
+                                    come from, or -1                          */
     int seq;                     /* output is a sequence [T, D] (else [C, H, W]) */
     int64_t c, h, w;             /* image output: channels, height, width      */
     int64_t t, d;                /* sequence output: tokens, features          */

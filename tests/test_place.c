@@ -1,0 +1,267 @@
+/*
+ * test_place.c -- model-parallel placement (src/plan/place.c): the
+ * objective on hand examples, the chain DP against brute force, the integer
+ * program against brute force and the heuristic.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "partita.h"
+#include "plan/place.h"
+#include "workload/graph.h"
+
+static void near_rel(double got, double want, double rel, const char *what)
+{
+    if (fabs(got - want) > rel * fabs(want)) fail_msg("%s: got %.10g, want %.10g", what, got, want);
+}
+
+/* A problem on the stack: up to 12 nodes, 24 edges. */
+typedef struct tprob {
+    pt_pprob p;
+    double dur[12], mem[12], ecomm[24], estream[24];
+    int eu[24], ev[24];
+} tprob;
+
+static void tp_init(tprob *t, int n, int m, int k)
+{
+    memset(t, 0, sizeof *t);
+    t->p.n = n, t->p.m = m, t->p.k = k;
+    t->p.dur = t->dur, t->p.mem = t->mem, t->p.ecomm = t->ecomm, t->p.estream = t->estream;
+    t->p.eu = t->eu, t->p.ev = t->ev;
+}
+
+static void tp_edge(tprob *t, int u, int v, double comm, double stream)
+{
+    int e = t->p.ne++;
+    t->eu[e] = u, t->ev[e] = v, t->ecomm[e] = comm, t->estream[e] = stream;
+}
+
+/* deterministic pseudo-random numbers in [lo, hi) */
+static uint64_t rng = 88172645463325252ULL;
+static double urand(double lo, double hi)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* GPipe by hand: 4 equal stages of 1 s, 8 micro-batches, free transfers:
+ * (k + p - 1) * 1 = 11 s (Huang et al. 2019, the bubble (p-1)/(k+p-1)). */
+static void test_gpipe_formula(void **state)
+{
+    tprob t;
+    int dev[4] = {0, 1, 2, 3}, one[4] = {0, 0, 0, 0};
+    double bot, lat;
+    (void)state;
+    tp_init(&t, 4, 4, 8);
+    for (int v = 0; v < 4; v++) t.dur[v] = 1.0;
+    for (int v = 0; v < 3; v++) tp_edge(&t, v, v + 1, 0.0, 1.0);
+    near_rel(pt_pprob_objective(&t.p, dev, &bot, &lat), 11.0, 1e-12, "gpipe J");
+    near_rel(bot, 1.0, 1e-12, "bottleneck");
+    near_rel(lat, 4.0, 1e-12, "latency");
+    /* one device: 8 micro-batches of 4 s, no overlap */
+    near_rel(pt_pprob_objective(&t.p, one, NULL, NULL), 32.0, 1e-12, "one device");
+    /* a cut edge of 0.5 s loads both ends: stage 0 and 1 busy 1.5 s */
+    t.ecomm[0] = 0.5;
+    near_rel(pt_pprob_objective(&t.p, dev, &bot, &lat), 7 * 1.5 + 4.5, 1e-12, "with transfer");
+    /* the DP finds the 4 stages */
+    near_rel(pt_pprob_chain_dp(&t.p, dev), 7 * 1.5 + 4.5, 1e-12, "dp");
+}
+
+/* Two branches of 3 s between a fork and a join of 0.5 s each: on two
+ * devices the branches overlap, 0.5 + 3 + 0.5 = 4 s instead of 7 s; with a
+ * 1 s transfer on each cut edge it is 0.5 + 1 + 3 + 1 + 0.5 = 6 s. */
+static void test_branches_overlap(void **state)
+{
+    tprob t;
+    int same[4] = {0, 0, 0, 0}, split[4] = {0, 0, 1, 0};
+    (void)state;
+    tp_init(&t, 4, 2, 1);
+    t.dur[0] = 0.5, t.dur[1] = 3, t.dur[2] = 3, t.dur[3] = 0.5;
+    tp_edge(&t, 0, 1, 0, 1), tp_edge(&t, 0, 2, 0, 1), tp_edge(&t, 1, 3, 0, 1), tp_edge(&t, 2, 3, 0, 1);
+    near_rel(pt_pprob_objective(&t.p, same, NULL, NULL), 7.0, 1e-12, "one device");
+    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 4.0, 1e-12, "two devices");
+    t.ecomm[1] = t.ecomm[3] = 1.0;
+    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 6.0, 1e-12, "with transfers");
+}
+
+/* Stacked recurrent layers stream: two LSTM layers of 10 time steps, 1 s a
+ * step, on two devices: the second starts after the first's first step and
+ * ends one step after it: 11 s, where the whole sequence would take 20. */
+static void test_wavefront(void **state)
+{
+    tprob t;
+    int split[2] = {0, 1}, same[2] = {0, 0};
+    (void)state;
+    tp_init(&t, 2, 2, 1);
+    t.dur[0] = t.dur[1] = 10.0;
+    tp_edge(&t, 0, 1, 0.0, 10.0);
+    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 11.0, 1e-12, "wavefront");
+    near_rel(pt_pprob_objective(&t.p, same, NULL, NULL), 20.0, 1e-12, "one device");
+    t.estream[0] = 1.0;
+    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 20.0, 1e-12, "no streaming");
+}
+
+/* Memory: a device over its capacity makes a placement infeasible. */
+static void test_memory_cap(void **state)
+{
+    tprob t;
+    int one[3] = {0, 0, 0}, dev[3];
+    (void)state;
+    tp_init(&t, 3, 2, 1);
+    for (int v = 0; v < 3; v++) t.dur[v] = 1, t.mem[v] = 10;
+    tp_edge(&t, 0, 1, 0, 1), tp_edge(&t, 1, 2, 0, 1);
+    t.p.mem_cap = 25;
+    assert_true(isinf(pt_pprob_objective(&t.p, one, NULL, NULL)));
+    assert_true(pt_pprob_chain_dp(&t.p, dev) < INFINITY);
+    assert_true(dev[0] != dev[2]);
+}
+
+/* The smallest J over the contiguous partitions of a chain into at most m
+ * stages, by trying every set of cut points. */
+static double brute_chain(const pt_pprob *p)
+{
+    double best = INFINITY;
+    int dev[12];
+    for (unsigned mask = 0; mask < (1u << (p->n - 1)); mask++) {
+        int s = 0;
+        dev[0] = 0;
+        for (int v = 1; v < p->n; v++) dev[v] = s += (int)((mask >> (v - 1)) & 1u);
+        if (s + 1 > p->m) continue;
+        double j = pt_pprob_objective_serial(p, dev);
+        if (j < best) best = j;
+    }
+    return best;
+}
+
+static void test_chain_dp_brute_force(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 300; trial++) {
+        tprob t;
+        int n = 2 + trial % 9, dev[12];
+        tp_init(&t, n, 1 + trial % 4, 1 + trial % 6);
+        for (int v = 0; v < n; v++) t.dur[v] = urand(0.1, 2.0), t.mem[v] = urand(1, 10);
+        for (int v = 0; v + 1 < n; v++) tp_edge(&t, v, v + 1, urand(0, 0.5), 1);
+        /* a skip edge now and then: stages still contiguous */
+        if (n > 3 && trial % 3 == 0) tp_edge(&t, 0, n - 1, urand(0, 0.3), 1);
+        t.p.mem_cap = trial % 5 == 0 ? urand(10, 30) : 0;
+        double want = brute_chain(&t.p), got = pt_pprob_chain_dp(&t.p, dev);
+        if (isinf(want)) {
+            assert_true(isinf(got));
+            continue;
+        }
+        near_rel(got, want, 1e-12, "chain dp");
+        near_rel(pt_pprob_objective_serial(&t.p, dev), want, 1e-12, "dp placement");
+    }
+}
+
+/* The smallest list-scheduled J over every placement, devices numbered in
+ * order of first use. */
+static double brute_all(const pt_pprob *p)
+{
+    double best = INFINITY;
+    int dev[12], total = 1;
+    for (int v = 0; v < p->n; v++) total *= p->m;
+    for (int code = 0; code < total; code++) {
+        int c = code, mx = -1, ok = 1;
+        for (int v = 0; v < p->n; v++, c /= p->m) {
+            dev[v] = c % p->m;
+            if (dev[v] > mx + 1) ok = 0;
+            if (dev[v] > mx) mx = dev[v];
+        }
+        if (!ok) continue;
+        double j = pt_pprob_objective(p, dev, NULL, NULL);
+        if (j < best) best = j;
+    }
+    return best;
+}
+
+/* Small branching graphs (an Inception-like module: a stem, three branches
+ * of one or two nodes, a concat, a tail): the integer program proves its
+ * optimum, which is brute force's, and the heuristic reaches it. */
+static void test_ilp_heuristic_branching(void **state)
+{
+    int agree = 0, optimal = 0, trials = 12;
+    (void)state;
+    for (int trial = 0; trial < trials; trial++) {
+        tprob t;
+        int dev[12], hdev[12], order[12];
+        pt_ilp_result r;
+        pt_diag d;
+        tp_init(&t, 7, 2 + trial % 2, 1 + trial % 3);
+        for (int v = 0; v < 7; v++) t.dur[v] = urand(0.2, 2.0);
+        tp_edge(&t, 0, 1, urand(0, 0.3), 1), tp_edge(&t, 0, 2, urand(0, 0.3), 1);
+        tp_edge(&t, 0, 4, urand(0, 0.3), 1), tp_edge(&t, 2, 3, urand(0, 0.3), 1);
+        tp_edge(&t, 1, 5, urand(0, 0.3), 1), tp_edge(&t, 3, 5, urand(0, 0.3), 1);
+        tp_edge(&t, 4, 5, urand(0, 0.3), 1), tp_edge(&t, 5, 6, urand(0, 0.3), 1);
+        double want = brute_all(&t.p);
+        assert_int_equal(pt_pprob_ilp(&t.p, 0, 60, dev, order, &r, &d), PT_OK);
+        /* the program may also reorder independent nodes on a device, so
+         * it is never worse than brute force over index-order schedules */
+        assert_true(r.objective <= want * (1 + 1e-9));
+        near_rel(pt_pprob_objective_order(&t.p, dev, order, NULL, NULL), r.objective, 1e-12, "ilp placement");
+        if (r.optimal) near_rel(r.objective, r.bound, 1e-6, "proof");
+        optimal += r.optimal;
+        double h = pt_pprob_heuristic(&t.p, hdev);
+        assert_true(h >= r.objective * (1 - 1e-9));
+        near_rel(h, r.objective, 0.05, "heuristic within 5%");
+        agree += fabs(h - r.objective) <= 1e-9 * r.objective;
+    }
+    /* the program proves every one; the heuristic is exact on most */
+    assert_int_equal(optimal, trials);
+    assert_true(agree >= trials - 3);
+    print_message("heuristic exact on %d of %d\n", agree, trials);
+}
+
+/* BigLSTM (two LSTM-8192 layers and the sampled softmax over 793k words)
+ * on two V100s: splitting the graph halves each device's weights and
+ * optimizer, streams the LSTMs, and the program proves the placement. */
+static void test_place_biglstm(void **state)
+{
+    pt_graph g;
+    pt_cluster c;
+    pt_diag d;
+    pt_placement one, two;
+    pt_place_opts o = {.m = 1, .batch = 64, .dp = 1, .dtype = PT_FP16, .max_nodes = 40,
+                       .use_ilp = 1, .ilp_nodes = 1000, .ilp_seconds = 60};
+    (void)state;
+    assert_int_equal(pt_graph_builtin("biglstm", &g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    assert_int_equal(pt_place_graph(&g, &c, &o, &one, &d), PT_OK);
+    o.m = 2;
+    assert_int_equal(pt_place_graph(&g, &c, &o, &two, &d), PT_OK);
+    assert_true(one.optimal && two.optimal);
+    assert_true(two.step_s < one.step_s * 0.8);
+    assert_true(two.mem_bytes < one.mem_bytes * 0.7);
+    /* the layers really are on two devices */
+    {
+        int used[2] = {0, 0};
+        for (int i = 0; i < g.n; i++) used[two.layer_dev[i]] = 1;
+        assert_true(used[0] && used[1]);
+    }
+    near_rel(two.step_s, two.pipe_s + two.dp_comm_s + two.optimizer_s, 1e-12, "step parts");
+    pt_placement_free(&one);
+    pt_placement_free(&two);
+    pt_graph_free(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpipe_formula),
+        cmocka_unit_test(test_branches_overlap),
+        cmocka_unit_test(test_wavefront),
+        cmocka_unit_test(test_memory_cap),
+        cmocka_unit_test(test_chain_dp_brute_force),
+        cmocka_unit_test(test_ilp_heuristic_branching),
+        cmocka_unit_test(test_place_biglstm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
