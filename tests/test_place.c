@@ -15,6 +15,9 @@
 
 #include "partita.h"
 #include "plan/place.h"
+#include "plan/scale.h"
+#include "goal/statef_csv.h"
+#include "base/base.h"
 #include "workload/graph.h"
 
 static void near_rel(double got, double want, double rel, const char *what)
@@ -252,6 +255,71 @@ static void test_place_biglstm(void **state)
     pt_graph_free(&g);
 }
 
+/* Time to train is steps x step time, steps = E(B) N / B with E(B) =
+ * E_min (1 + B / B_noise), at every point of the scale curve; the first
+ * point (one device) is the plain one-device step. */
+static void test_scale_hand(void **state)
+{
+    pt_graph g;
+    pt_cluster c;
+    pt_diag d;
+    pt_statef se = {.e_min = 50, .b_noise = 4000};
+    pt_scale_result r;
+    pt_scale_opts o = {.max_gpus = 32, .dtype = PT_FP16, .ilp_nodes = 50, .ilp_seconds = 30};
+    (void)state;
+    assert_int_equal(pt_graph_load("tests/data/graph/small_cnn.json", &g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    assert_int_equal(pt_scale(&g, &c, &se, &o, &r, &d), PT_OK);
+    assert_int_equal(r.n, 6); /* 1, 2, 4, ..., 32 */
+    for (int i = 0; i < r.n; i++) {
+        const pt_scale_cfg *cs[2] = {&r.pt[i].dp, &r.pt[i].hybrid};
+        assert_true(r.pt[i].gpus == (int64_t)1 << i);
+        assert_true(r.pt[i].dp.ok);
+        for (int k = 0; k < 2; k++) {
+            const pt_scale_cfg *x = cs[k];
+            if (!x->ok) continue;
+            near_rel(x->global_batch, x->worker_batch * (double)x->dp, 1e-12, "batch");
+            assert_true(x->dp * x->m == r.pt[i].gpus);
+            near_rel(x->epochs, 50.0 * (1 + x->global_batch / 4000.0), 1e-12, "epochs");
+            near_rel(x->steps, x->epochs * 50000.0 / x->global_batch, 1e-12, "steps");
+            near_rel(x->time_s, x->steps * x->step_s, 1e-12, "time = steps x step");
+        }
+    }
+    /* one device: the placement's own step at the chosen batch */
+    {
+        pt_placement p;
+        pt_place_opts po = {.m = 1, .batch = r.pt[0].dp.worker_batch, .dp = 1, .dtype = PT_FP16, .max_nodes = 32};
+        assert_int_equal(pt_place_graph(&g, &c, &po, &p, &d), PT_OK);
+        near_rel(r.pt[0].dp.step_s, p.step_s, 1e-12, "one-device step");
+        pt_placement_free(&p);
+    }
+    assert_false(r.pt[0].hybrid.ok);
+    pt_graph_free(&g);
+}
+
+/* The user's measurements: steps to target at four batches made from
+ * E_min = 50 epochs, B_noise = 4000 (rounded to whole steps); the fit
+ * recovers both within 1%.  A negative step count is refused with its line. */
+static void test_statef_csv(void **state)
+{
+    pt_statef se;
+    pt_diag d;
+    char *text;
+    (void)state;
+    assert_int_equal(pt_read_file("tests/data/statef/small_cnn.csv", &text, &d), PT_OK);
+    assert_int_equal(pt_statef_read_csv(text, "small_cnn.csv", 50000, &se, &d), PT_OK);
+    free(text);
+    near_rel(se.e_min, 50.0, 0.01, "e_min");
+    near_rel(se.b_noise, 4000.0, 0.01, "b_noise");
+    assert_int_equal(se.n, 4);
+    assert_int_equal(pt_read_file("tests/data/statef/bad.csv", &text, &d), PT_OK);
+    assert_int_equal(pt_statef_read_csv(text, "bad.csv", 50000, &se, &d), PT_EINPUT);
+    free(text);
+    assert_int_equal(d.line, 3);
+    assert_string_equal(d.field, "steps");
+    assert_string_equal(d.value, "-3");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +330,8 @@ int main(void)
         cmocka_unit_test(test_chain_dp_brute_force),
         cmocka_unit_test(test_ilp_heuristic_branching),
         cmocka_unit_test(test_place_biglstm),
+        cmocka_unit_test(test_scale_hand),
+        cmocka_unit_test(test_statef_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

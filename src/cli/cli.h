@@ -43,6 +43,7 @@ int cli_load(cli_job *o, pt_model *m, pt_cluster *c);
 int cmd_eval(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_scale(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_clusters(int argc, char **argv);

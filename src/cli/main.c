@@ -23,6 +23,8 @@ static const char usage[] =
     "       [--no-flash-attention] [--json] [--simulate] [--trace FILE.json] [--svg FILE.svg]\n"
     "  validate CSV [--json] [--plans]   predicted vs measured for every row of a runs CSV;\n"
     "       --plans: the best plan found for each Megatron run against its published strategy\n"
+    "  scale GRAPH --cluster C --max-gpus N [--stat-eff FILE.csv] [--json] [--svg FILE.svg]\n"
+    "       time to train against GPUs: data parallel alone vs hybrid data x model parallel\n"
     "  models | devices | clusters   list what is built in\n";
 
 int cli_fail(pt_status st, const pt_diag *d)
@@ -125,6 +127,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "eval")) return cmd_eval(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan")) return cmd_plan(argc - 1, argv + 1);
     if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "scale")) return cmd_scale(argc - 1, argv + 1);
     if (!strcmp(cmd, "models")) return cmd_models(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices")) return cmd_devices(argc - 1, argv + 1);
     if (!strcmp(cmd, "clusters")) return cmd_clusters(argc - 1, argv + 1);

@@ -841,26 +841,55 @@ void pt_placement_free(pt_placement *p)
     memset(p, 0, sizeof *p);
 }
 
+void pt_place_data_parallel(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, double batch, int64_t dp,
+                            pt_placement *out)
+{
+    double bw = c->dev.memory_bw_GBps * 1e9 * c->dev.mem_eff;
+    double params[64] = {0}, bwd[64] = {0}, mem[64] = {0};
+    int layers[64] = {0};
+    for (int i = 0; i < g->n; i++) {
+        int dv = out->layer_dev[i];
+        const pt_glayer *l = &g->l[i];
+        params[dv] += l->params;
+        layers[dv] += l->params > 0;
+        bwd[dv] += 2.0 * pt_glayer_fwd_s(l, &c->dev, dtype, out->micro) * out->k;
+        mem[dv] += 16.0 * l->params + l->act_bytes * batch;
+    }
+    out->dp_comm_s = out->optimizer_s = out->mem_bytes = 0;
+    /* each device all-reduces its own gradients with its peers in the other
+     * workers (stride m), bucket by bucket under its backward pass */
+    for (int dv = 0; dv < out->m; dv++) {
+        double ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(2.0 * params[dv]), dp, out->m), exposed = 0;
+        int nl = layers[dv] > 0 ? layers[dv] : 1;
+        if (ar > 0) {
+            exposed = ar - bwd[dv] * (1.0 - 1.0 / nl);
+            if (exposed < ar / nl) exposed = ar / nl;
+        }
+        if (exposed + 16.0 * params[dv] / bw > out->dp_comm_s + out->optimizer_s)
+            out->dp_comm_s = exposed, out->optimizer_s = 16.0 * params[dv] / bw;
+        if (mem[dv] > out->mem_bytes) out->mem_bytes = mem[dv];
+    }
+    out->step_s = out->pipe_s + out->dp_comm_s + out->optimizer_s;
+    out->fits = out->pipe_s < INFINITY && out->mem_bytes <= c->dev.memory_GiB * 1073741824.0;
+}
+
 pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_opts *o, pt_placement *out,
                          pt_diag *d)
 {
     place_try best = {0};
-    double bw = c->dev.memory_bw_GBps * 1e9 * c->dev.mem_eff;
-    double params[64] = {0}, bwd[64] = {0}, mem[64] = {0};
-    int layers[64] = {0};
     memset(out, 0, sizeof *out);
     if (o->m < 1 || o->m > 64) return pt_diag_set(d, NULL, "gpus", "", "a worker has 1 to 64 devices, not %d", o->m);
     if (!(o->batch >= 1)) return pt_diag_set(d, NULL, "batch", "", "a worker needs at least one sample per step");
     best.j = INFINITY;
     /* micro-batch counts: powers of two that leave whole samples */
-    for (int k = 1; k <= 256 && o->batch / k >= 1.0; k *= 2) {
+    for (int k = 1; k <= 16 && o->batch / k >= 1.0; k *= 2) {
         place_try t;
         if (fmod(o->batch, (double)k) != 0) break;
         if (solve_k(g, c, o, k, &t) < 0) {
             try_free(&best);
             return pt_diag_set(d, NULL, "memory", "", "out of memory");
         }
-        if (t.j < best.j) {
+        if (t.j < best.j || !best.dev) { /* the first is kept even if nothing fits */
             try_free(&best);
             best = t;
         } else {
@@ -901,30 +930,8 @@ pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_
         try_free(&best);
         return pt_diag_set(d, NULL, "memory", "", "out of memory");
     }
-    for (int i = 0; i < g->n; i++) {
-        int dv = best.dev[best.group[i]];
-        const pt_glayer *l = &g->l[i];
-        out->layer_dev[i] = dv;
-        params[dv] += l->params;
-        layers[dv] += l->params > 0;
-        bwd[dv] += 2.0 * pt_glayer_fwd_s(l, &c->dev, o->dtype, out->micro) * best.p.k;
-        mem[dv] += 16.0 * l->params + l->act_bytes * o->batch;
-    }
-    /* each device all-reduces its own gradients with its peers in the other
-     * workers (stride m), bucket by bucket under its backward pass */
-    for (int dv = 0; dv < o->m; dv++) {
-        double ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(2.0 * params[dv]), o->dp, o->m), exposed = 0;
-        int nl = layers[dv] > 0 ? layers[dv] : 1;
-        if (ar > 0) {
-            exposed = ar - bwd[dv] * (1.0 - 1.0 / nl);
-            if (exposed < ar / nl) exposed = ar / nl;
-        }
-        if (exposed + 16.0 * params[dv] / bw > out->dp_comm_s + out->optimizer_s)
-            out->dp_comm_s = exposed, out->optimizer_s = 16.0 * params[dv] / bw;
-        if (mem[dv] > out->mem_bytes) out->mem_bytes = mem[dv];
-    }
-    out->step_s = out->pipe_s + out->dp_comm_s + out->optimizer_s;
-    out->fits = out->pipe_s < INFINITY && out->mem_bytes <= c->dev.memory_GiB * 1073741824.0;
+    for (int i = 0; i < g->n; i++) out->layer_dev[i] = best.dev[best.group[i]];
+    pt_place_data_parallel(g, c, o->dtype, o->batch, o->dp, out);
     try_free(&best);
     return PT_OK;
 }

@@ -117,5 +117,10 @@ typedef struct pt_placement {
 pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_opts *o, pt_placement *out,
                          pt_diag *d);
 void pt_placement_free(pt_placement *p);
+/* Prices the data-parallel side of a placement again for dp workers of c:
+ * each device's gradient all-reduce (stride m) and optimizer, then step_s,
+ * mem_bytes and fits.  pt_place_graph ends with it. */
+void pt_place_data_parallel(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, double batch, int64_t dp,
+                            pt_placement *out);
 
 #endif

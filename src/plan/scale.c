@@ -1,0 +1,156 @@
+/*
+ * scale.c -- data parallelism alone against hybrid parallelism, in time to
+ * train, as the device count grows (see scale.h).
+ */
+#include "plan/scale.h"
+#include "base/base.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pal et al. 2019, abstract and Section "Results": hybrid parallelism's
+ * projected end-to-end gain over the best data parallelism at scale. */
+static double paper_gain(const char *name)
+{
+    if (!strcmp(name, "inception-v3")) return 0.265;
+    if (!strcmp(name, "gnmt")) return 0.08;
+    if (!strcmp(name, "biglstm")) return 0.22;
+    return 0;
+}
+
+/* Worker batches tried: powers of two from 1 to 256 samples per device
+ * (MLPerf's V100 submissions ran ResNet-50 at 52..208 images and GNMT at
+ * 32..128 sentence pairs per GPU).  A worker of m devices may take fewer
+ * samples than m x 1 ... down to 1: that is how hybrid parallelism reaches
+ * a device count with a smaller global batch. */
+#define NPD 12 /* 2^0 .. 2^11 = 8 x 256 */
+static double worker_batch(int i) { return ldexp(1.0, i); }
+
+/* The cluster of n devices: whole nodes, or part of one node. */
+static int cluster_of(const pt_cluster *c, int64_t n, pt_cluster *out)
+{
+    pt_diag d;
+    *out = *c;
+    if (n <= c->level[0].size) {
+        out->nlevels = 1;
+        out->level[0].size = n;
+        out->devices = n;
+        return 0;
+    }
+    return pt_cluster_resize(out, n, &d) == PT_OK ? 0 : -1;
+}
+
+void pt_scale_cfg_string(const pt_scale_cfg *cfg, char *buf, size_t n)
+{
+    snprintf(buf, n, "dp=%lld mp=%d k=%d batch=%.0f (%.0f per worker)", (long long)cfg->dp, cfg->m, cfg->k,
+             cfg->global_batch, cfg->worker_batch);
+}
+
+pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, const pt_scale_opts *o,
+                   pt_scale_result *r, pt_diag *d)
+{
+    int64_t node = c->level[0].size;
+    int nm = 0, ms[PT_SCALE_MAXM];
+    pt_placement pl[PT_SCALE_MAXM][NPD];
+    pt_status st = PT_OK;
+    memset(r, 0, sizeof *r);
+    memset(pl, 0, sizeof pl);
+    if (o->max_gpus < 1) return pt_diag_set(d, NULL, "max-gpus", "", "--max-gpus must be at least 1");
+    if (!(se->e_min > 0 && se->b_noise > 0))
+        return pt_diag_set(d, NULL, "stat-eff", "", "no statistical efficiency for %s", g->name);
+    for (int m = 1; m <= node && m <= o->max_gpus && nm < PT_SCALE_MAXM; m *= 2) ms[nm++] = m;
+    /* one placement per (m, per-device batch), priced without data parallelism */
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b < NPD; b++) {
+            pt_place_opts po = {.m = ms[a], .batch = worker_batch(b), .dp = 1, .dtype = o->dtype,
+                                .max_nodes = 32};
+            if (worker_batch(b) > 256.0 * ms[a]) continue;
+            if ((st = pt_place_graph(g, c, &po, &pl[a][b], d)) != PT_OK) goto out;
+        }
+    r->paper_gain = paper_gain(g->name);
+    for (int64_t n = 1; n <= o->max_gpus && r->n < PT_SCALE_MAXPTS; n *= 2) {
+        pt_scale_point *p = &r->pt[r->n];
+        pt_cluster cn;
+        if (cluster_of(c, n, &cn) < 0) continue;
+        p->gpus = n;
+        for (int a = 0; a < nm; a++) {
+            if (ms[a] > n) continue;
+            for (int b = 0; b < NPD; b++) {
+                pt_placement q = pl[a][b];
+                pt_scale_cfg cfg;
+                pt_scale_cfg *into = ms[a] == 1 ? &p->dp : &p->hybrid;
+                if (!q.layer_dev) continue;
+                pt_place_data_parallel(g, &cn, o->dtype, q.micro * q.k, n / ms[a], &q);
+                if (!q.fits) continue;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.ok = 1, cfg.m = ms[a], cfg.k = q.k, cfg.dp = n / ms[a];
+                cfg.worker_batch = worker_batch(b);
+                cfg.global_batch = cfg.worker_batch * (double)cfg.dp;
+                cfg.step_s = q.step_s;
+                cfg.epochs = pt_statef_epochs(se, cfg.global_batch);
+                cfg.steps = cfg.epochs * g->samples_per_epoch / cfg.global_batch;
+                cfg.time_s = cfg.steps * cfg.step_s;
+                cfg.mem_GiB = q.mem_bytes / 1073741824.0;
+                if (!into->ok || cfg.time_s < into->time_s) *into = cfg;
+            }
+        }
+        if (p->dp.ok && (!r->best_dp_gpus || p->dp.time_s < r->best_dp_s))
+            r->best_dp_s = p->dp.time_s, r->best_dp_gpus = n;
+        if (p->hybrid.ok && (!r->best_hybrid_gpus || p->hybrid.time_s < r->best_hybrid_s))
+            r->best_hybrid_s = p->hybrid.time_s, r->best_hybrid_gpus = n;
+        if (!r->crossover_gpus && p->hybrid.ok && (!p->dp.ok || p->hybrid.time_s < p->dp.time_s))
+            r->crossover_gpus = n;
+        r->n++;
+    }
+    if (r->best_dp_gpus && r->best_hybrid_gpus) r->gain = 1.0 - r->best_hybrid_s / r->best_dp_s;
+    /* the model-parallel speed-up of each worker size on the batch the best
+     * hybrid plan of that size gives a worker at the largest count, with
+     * the integer program trying to prove the placement */
+    for (int a = 1; a < nm; a++) {
+        double batch = 0;
+        pt_placement one, many;
+        pt_cluster big;
+        pt_place_opts po = {.m = ms[a], .dp = 1, .dtype = o->dtype, .max_nodes = 32, .use_ilp = 1,
+                            .ilp_nodes = o->ilp_nodes, .ilp_seconds = o->ilp_seconds};
+        pt_scale_mp *mp = &r->mp[r->nmp];
+        for (int i = r->n - 1; i >= 0 && batch == 0; i--) {
+            /* the best configuration of this m at this count */
+            double bt = INFINITY;
+            for (int b = 0; b < NPD; b++) {
+                pt_placement q = pl[a][b];
+                pt_cluster cn;
+                double gb, t;
+                if (!q.layer_dev || ms[a] > r->pt[i].gpus || cluster_of(c, r->pt[i].gpus, &cn) < 0) continue;
+                pt_place_data_parallel(g, &cn, o->dtype, q.micro * q.k, r->pt[i].gpus / ms[a], &q);
+                if (!q.fits) continue;
+                gb = worker_batch(b) * (double)(r->pt[i].gpus / ms[a]);
+                t = pt_statef_epochs(se, gb) / gb * q.step_s;
+                if (t < bt) bt = t, batch = worker_batch(b);
+            }
+        }
+        if (batch == 0) continue;
+        po.batch = batch;
+        if ((st = pt_place_graph(g, c, &po, &many, d)) != PT_OK) goto out;
+        po.m = 1, po.use_ilp = 0;
+        /* the one-device time even where one device could not hold it */
+        big = *c;
+        big.dev.memory_GiB = 1e12;
+        if ((st = pt_place_graph(g, &big, &po, &one, d)) != PT_OK) {
+            pt_placement_free(&many);
+            goto out;
+        }
+        mp->m = ms[a], mp->k = many.k, mp->groups = many.groups, mp->batch = batch;
+        mp->single_fits = one.mem_bytes <= c->dev.memory_GiB * 1073741824.0;
+        mp->single_s = one.step_s, mp->step_s = many.step_s, mp->speedup = one.step_s / many.step_s;
+        mp->method = many.method, mp->optimal = many.optimal, mp->timed_out = many.timed_out;
+        r->nmp++;
+        pt_placement_free(&one);
+        pt_placement_free(&many);
+    }
+out:
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b < NPD; b++) pt_placement_free(&pl[a][b]);
+    return st;
+}
