@@ -8,6 +8,7 @@
 #include "emit/export.h"
 #include "plan/search.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +113,7 @@ static void explain(const pt_cluster *c, const pt_search_opts *so, const pt_sear
                 worst = k;
             }
         }
-        loss = b->cost.tokens_per_s / a->cost.tokens_per_s - 1.0;
+        loss = b->score / a->score - 1.0;
         {
             char av[32];
             int64_t x = pt_strategy_dim(&a->st, d);
@@ -187,6 +188,9 @@ int cmd_plan(int argc, char **argv)
     pt_search_result r;
     const char *gb = NULL, *space = NULL, *fix = NULL, *export_fmt = NULL, *out = NULL;
     const char *objective = "step", *trace = NULL, *svg = NULL;
+    const char *tokens_s = NULL, *bcrit_s = NULL, *loss_s = NULL;
+    double min_tokens = 0, bcrit = 0;
+    int ttt = 0;
     int verify = 0;
     int64_t top = 5, threads = 0;
     int explain_f = 0, rc;
@@ -197,7 +201,8 @@ int cmd_plan(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         static const char *const with_value[] = {"--global-batch", "--objective", "--top", "--space",
                                                  "--fix", "--threads", "--export", "--out", "--trace",
-                                                 "--svg", NULL};
+                                                 "--svg", "--tokens", "--critical-batch", "--target-loss",
+                                                 NULL};
         int used = cli_job_option(&o, a, v), takes = 0;
         if (used < 0) return -used;
         if (used) {
@@ -217,6 +222,9 @@ int cmd_plan(int argc, char **argv)
         else if (!strcmp(a, "--out")) out = v;
         else if (!strcmp(a, "--trace")) trace = v;
         else if (!strcmp(a, "--svg")) svg = v;
+        else if (!strcmp(a, "--tokens")) tokens_s = v;
+        else if (!strcmp(a, "--critical-batch")) bcrit_s = v;
+        else if (!strcmp(a, "--target-loss")) loss_s = v;
         else if (!strcmp(a, "--verify")) { verify = 1; continue; }
         else if (!strcmp(a, "--json")) { o.json = 1; continue; }
         else if (!strcmp(a, "--explain")) { explain_f = 1; continue; }
@@ -227,13 +235,41 @@ int cmd_plan(int argc, char **argv)
     }
     if (!o.model) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
     if (!o.cluster) o.cluster = "dgx-h100";
-    if (strcmp(objective, "step"))
-        return cli_usage("--objective: \"%s\" is not supported yet (this build ranks by step time: "
-                         "--objective step)", objective);
-    if (!gb) return cli_usage("plan: give --global-batch B (or a range LO..HI)");
+    if (!strcmp(objective, "time-to-train")) ttt = 1;
+    else if (strcmp(objective, "step"))
+        return cli_usage("--objective: \"%s\" is not supported (this build ranks by step time, "
+                         "--objective step, or by time to train, --objective time-to-train)", objective);
+    if (!ttt && (tokens_s || bcrit_s || loss_s))
+        return cli_usage("--tokens, --critical-batch and --target-loss go with --objective time-to-train");
+    if (ttt) {
+        char *end;
+        if (!tokens_s)
+            return cli_usage("--objective time-to-train: give --tokens N, the tokens the run needs at a small "
+                             "batch (E_min of McCandlish et al. 2018)");
+        min_tokens = strtod(tokens_s, &end);
+        if (*end || !(min_tokens >= 1 && min_tokens < 1e18))
+            return cli_usage("--tokens: \"%s\" is not a number of tokens >= 1", tokens_s);
+        if (bcrit_s) {
+            bcrit = strtod(bcrit_s, &end);
+            if (*end || !(bcrit >= 1 && bcrit < 1e15))
+                return cli_usage("--critical-batch: \"%s\" is not a number of tokens >= 1", bcrit_s);
+        } else if (loss_s) {
+            double loss = strtod(loss_s, &end);
+            if (*end || !(loss > 0.1 && loss < 20))
+                return cli_usage("--target-loss: \"%s\" is not a loss in nats per token (0.1..20)", loss_s);
+            /* Kaplan et al. 2020, "Scaling Laws for Neural Language Models",
+             * Eq. 5.2 / Table 1: B_crit(L) = B* / L^(1/alpha_B), B* ~ 2e8
+             * tokens, alpha_B ~ 0.21 (fitted on WebText2, L in nats). */
+            bcrit = 2e8 / pow(loss, 1.0 / 0.21);
+        } else {
+            return cli_usage("--objective time-to-train: give --critical-batch TOKENS (B_noise of McCandlish et "
+                             "al. 2018) or --target-loss L (the critical batch from Kaplan et al. 2020)");
+        }
+    }
+    if (!gb && !ttt) return cli_usage("plan: give --global-batch B (or a range LO..HI)");
     memset(&so, 0, sizeof so);
     pt_space_init(&so.space);
-    {
+    if (gb) {
         const char *dots = strstr(gb, "..");
         char lo[32];
         if (dots) {
@@ -247,6 +283,13 @@ int cmd_plan(int argc, char **argv)
         }
     }
     if ((rc = cli_load(&o, &m, &c)) != 0) return rc;
+    if (!gb) {
+        /* the batch is chosen: from 1/64 of the critical batch to 4 times it
+         * (past B_crit each doubling of the batch nearly doubles the tokens) */
+        double hi = 4.0 * bcrit / (double)o.job.seq_len, lo = bcrit / 64.0 / (double)o.job.seq_len;
+        so.gbs_lo = lo < 1 ? 1 : (int64_t)lo;
+        so.gbs_hi = hi < (double)so.gbs_lo ? so.gbs_lo : (int64_t)hi;
+    }
     if (space && (s = pt_space_parse(space, "--space", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
     if (fix) {
         pt_strategy f;
@@ -294,6 +337,7 @@ int cmd_plan(int argc, char **argv)
     so.threads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (so.threads < 1) so.threads = 1;
     so.prune = 1;
+    so.critical_batch_tokens = bcrit;
     o.job.global_batch = so.gbs_lo;
     if ((s = pt_search(&m, &c, &o.job, &so, &r, &d)) != PT_OK) return cli_fail(s, &d);
     if (r.n == 0) {
@@ -340,9 +384,21 @@ int cmd_plan(int argc, char **argv)
         json_object_set_new(j, "candidates_pruned_by_memory", json_integer(r.pruned));
         json_object_set_new(j, "candidates_fitting", json_integer(r.fitting));
         json_object_set_new(j, "search_seconds", json_real(r.seconds));
+        json_object_set_new(j, "objective", json_string(ttt ? "time-to-train" : "step"));
+        if (ttt) {
+            json_object_set_new(j, "min_tokens", json_real(min_tokens));
+            json_object_set_new(j, "critical_batch_tokens", json_real(bcrit));
+        }
         for (int i = 0; i < r.n; i++) {
             json_t *pj = pt_emit_plan_json(&r.plans[i].st, &r.plans[i].cost);
             pt_sim_result sim;
+            if (ttt) {
+                double tok = pt_plan_tokens_to_target(&r.plans[i], &o.job, min_tokens, bcrit);
+                double per_step = (double)r.plans[i].st.gbs * (double)o.job.seq_len;
+                json_object_set_new(pj, "tokens_to_target", json_real(tok));
+                json_object_set_new(pj, "steps_to_target", json_real(tok / per_step));
+                json_object_set_new(pj, "time_to_train_s", json_real(tok / r.plans[i].cost.tokens_per_s));
+            }
             if (verify && pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) == PT_OK) {
                 json_object_set_new(pj, "simulated_step_time_s", json_real(sim.step_time_s));
                 json_object_set_new(pj, "simulated_peak_memory_GiB", json_real((double)sim.peak_bytes / PT_GiB));
@@ -357,6 +413,17 @@ int cmd_plan(int argc, char **argv)
         json_decref(j);
     } else {
         print_table(&m, &c, &o.job, &r, so.threads);
+        if (ttt) {
+            printf("\nranked by time to train: E(B) = %.4g tokens x (1 + B / %.4g) to the target\n", min_tokens,
+                   bcrit);
+            printf("%2s  %10s %14s %12s %12s\n", "#", "batch", "tokens", "steps", "days");
+            for (int i = 0; i < r.n; i++) {
+                double tok = pt_plan_tokens_to_target(&r.plans[i], &o.job, min_tokens, bcrit);
+                double per_step = (double)r.plans[i].st.gbs * (double)o.job.seq_len;
+                printf("%2d  %10lld %14.4g %12.0f %12.2f\n", i + 1, (long long)r.plans[i].st.gbs, tok,
+                       tok / per_step, tok / r.plans[i].cost.tokens_per_s / 86400.0);
+            }
+        }
         if (verify) {
             printf("\nverified by the step simulator (event by event)\n");
             printf("%2s  %12s %12s %7s %12s %12s\n", "#", "analytic s", "simulated s", "diff", "mem GiB",

@@ -167,12 +167,17 @@ pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_d
 /* 1 if a ranks before b: more tokens/s, then the strategy keys ascending. */
 static int better(const pt_plan *a, const pt_plan *b)
 {
-    if (a->cost.tokens_per_s != b->cost.tokens_per_s) return a->cost.tokens_per_s > b->cost.tokens_per_s;
+    if (a->score != b->score) return a->score > b->score;
     for (int k = 0; k < PT_D_COUNT; k++) {
         int64_t x = pt_strategy_dim(&a->st, k), y = pt_strategy_dim(&b->st, k);
         if (x != y) return x < y;
     }
     return 0;
+}
+
+double pt_plan_tokens_to_target(const pt_plan *p, const pt_job *job, double min_tokens, double bcrit_tokens)
+{
+    return min_tokens * (1.0 + (double)p->st.gbs * (double)job->seq_len / bcrit_tokens);
 }
 
 /* Nearest miss: the smallest memory, then the keys. */
@@ -287,6 +292,9 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
         return;
     }
     w->fitting++;
+    p.score = p.cost.tokens_per_s;
+    if (w->o->critical_batch_tokens > 0)
+        p.score /= 1.0 + (double)st->gbs * (double)w->job->seq_len / w->o->critical_batch_tokens;
     heap_push(w, &p);
     note_slots(w, &p);
 }
