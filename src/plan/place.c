@@ -613,13 +613,16 @@ static int pprob_alloc(pt_pprob *p, int n, int ne)
 }
 
 /* A layer that works one time step at a time: a consumer of it can start
- * before the whole sequence is done.  Bidirectional LSTMs and attention need
- * the whole sequence. */
+ * before the whole sequence is done.  Bidirectional LSTMs and self-attention
+ * need the whole sequence; cross-attention (GNMT's decoder, Wu et al. 2016)
+ * attends from each decoder step to an encoder output that is already
+ * there, so it goes step by step with its query. */
 static int per_step(const pt_glayer *l)
 {
     if (!l->seq || l->t <= 1) return 0;
     switch (l->op) {
     case PT_G_LSTM: return l->ngemm > 0 && l->gbatch[0] < 1.5;
+    case PT_G_ATTENTION: return l->kv >= 0;
     case PT_G_INPUT: case PT_G_EMBEDDING: case PT_G_ADD: case PT_G_CONCAT: case PT_G_RELU:
     case PT_G_NORM: case PT_G_LINEAR: case PT_G_LOSS: return 1;
     default: return 0;
