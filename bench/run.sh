@@ -7,7 +7,9 @@
 #   1. speed: bench/bench_cost.c, built here with the Makefile's flags against
 #      BUILD/libpartita.a -- strategies priced per second on one core; and
 #      bench/bench_search.c -- the plan search on gpt-1t / 3072 GPUs, plain
-#      against pruned against threaded, as ratios measured in one run.
+#      against pruned against threaded, as ratios measured in one run; and
+#      bench/bench_place.c -- model-parallel placement, the heuristic against
+#      the integer program, step found and time taken.
 #   2. accuracy: `BUILD/partita validate CSV --json` on the two runs CSVs in
 #      ../shared/data/validation, digested by python3 (standard library only):
 #      step-time and memory errors overall, on the FIT half (even CSV lines,
@@ -39,7 +41,7 @@ echo "== speed =="
 # shellcheck disable=SC2086  # OPT and EXTRA_* are word lists, as in the Makefile
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_cost.c "$BUILD/libpartita.a" -ljansson -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_cost.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_cost"; then
     "$BUILD/bench_cost" "${BENCH_SECONDS:-1}" || { echo "bench: bench_cost failed" >&2; status=1; }
 else
@@ -50,11 +52,22 @@ echo
 # shellcheck disable=SC2086
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_search.c "$BUILD/libpartita.a" -ljansson -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_search.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_search"; then
     "$BUILD/bench_search" || { echo "bench: bench_search failed" >&2; status=1; }
 else
     echo "bench: bench/bench_search.c does not build" >&2
+    status=1
+fi
+echo
+# shellcheck disable=SC2086
+if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
+       -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
+       bench/bench_place.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       -o "$BUILD/bench_place"; then
+    "$BUILD/bench_place" || { echo "bench: bench_place failed" >&2; status=1; }
+else
+    echo "bench: bench/bench_place.c does not build" >&2
     status=1
 fi
 
