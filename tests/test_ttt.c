@@ -38,6 +38,15 @@ static void test_builtin_graphs(void **state)
     assert_true(pt_graph_params(&g) == 23834568.0);
     near_rel(pt_graph_flops(&g) / 2.0, 5.71e9, 0.02, "inception-v3 MACs");
     pt_graph_free(&g);
+    /* GNMT with the shared embedding: MLPerf v0.6 logs 160,671,297 (our
+     * attention has two more D x D projections, +1.3%); transformer-big with
+     * --share-all-embeddings: fairseq logs 210,808,832. */
+    assert_int_equal(pt_graph_builtin("gnmt", &g, &d), PT_OK);
+    near_rel(pt_graph_params(&g), 160671297.0, 0.015, "gnmt params");
+    pt_graph_free(&g);
+    assert_int_equal(pt_graph_builtin("transformer-big", &g, &d), PT_OK);
+    near_rel(pt_graph_params(&g), 210808832.0, 0.001, "transformer-big params");
+    pt_graph_free(&g);
     /* BigLSTM, LSTM-8192-1024 (Jozefowicz et al. 2016): ~1.8 G parameters */
     assert_int_equal(pt_graph_builtin("biglstm", &g, &d), PT_OK);
     near_rel(pt_graph_params(&g), 1.8e9, 0.02, "biglstm params");
