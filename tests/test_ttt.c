@@ -170,19 +170,26 @@ static void test_statef_recipes(void **state)
         assert_true(s.e_min > 0 && s.b_noise > 0);
     }
     assert_int_equal(pt_statef_builtin("no-such-graph", &s), 0);
-    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 75.9%", "lars", &lars), 1);
-    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 74.9%", "sgd", &sgd), 1);
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 75.9%", "lars", NULL, &lars), 1);
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 74.9%", "sgd", NULL, &sgd), 1);
     assert_int_equal(pt_statef_builtin("resnet-50", &def), 1);
     assert_true(def.e_min == lars.e_min && def.b_noise == lars.b_noise);
     assert_true(sgd.b_noise < lars.b_noise);
     assert_true(pt_statef_epochs(&sgd, 16384.0) > pt_statef_epochs(&lars, 16384.0) + 5.0);
     /* an unknown target falls back to the default recipe */
-    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 80%", "", &s), 1);
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 80%", "", NULL, &s), 1);
     assert_true(s.e_min == def.e_min);
     /* GNMT: the lower BLEU target needs fewer epochs at the same batch */
-    assert_int_equal(pt_statef_builtin_for("gnmt", "BLEU 21.8", "adam", &sgd), 1);
-    assert_int_equal(pt_statef_builtin_for("gnmt", "BLEU 24.0", "adam", &lars), 1);
+    assert_int_equal(pt_statef_builtin_for("gnmt", "BLEU 21.8", "adam", NULL, &sgd), 1);
+    assert_int_equal(pt_statef_builtin_for("gnmt", "BLEU 24.0", "adam", NULL, &lars), 1);
     assert_true(pt_statef_epochs(&sgd, 1024.0) < pt_statef_epochs(&lars, 1024.0));
+    /* Transformer: the v0.5 recipe loses efficiency at a smaller batch;
+     * the default is the latest round's */
+    assert_int_equal(pt_statef_builtin_for("transformer-big", "BLEU 25.0", "adam", "v0.5", &sgd), 1);
+    assert_int_equal(pt_statef_builtin_for("transformer-big", "BLEU 25.0", "adam", "v0.6", &lars), 1);
+    assert_int_equal(pt_statef_builtin("transformer-big", &def), 1);
+    assert_true(def.b_noise == lars.b_noise && sgd.b_noise < lars.b_noise);
+    near_rel(pt_statef_epochs(&sgd, 5208.0), 5.0, 1e-3, "v0.5 recipe at its fitted line");
 }
 
 /* Evaluation time, by hand: one linear layer 1024 -> 1024 on a device of

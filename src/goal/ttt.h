@@ -32,12 +32,16 @@ double pt_statef_epochs(const pt_statef *s, double global_batch);
  * its most recent recipe (e.g. resnet-50: LARS to 75.9% top-1). */
 int pt_statef_builtin(const char *graph, pt_statef *out);
 /* The same for one recipe: the epochs a batch needs depend on the quality
- * target (MLPerf v0.6 raised ResNet-50's to 75.9% and GNMT's to BLEU 24.0)
- * and on the optimizer (LARS keeps large batches efficient where momentum
- * SGD does not, You et al. 2017).  target: a substring of the row's target,
- * e.g. "75.9"; optimizer: "lars", "sgd", "adam" or NULL/"" for any.  Falls
- * back to pt_statef_builtin when no recipe matches. */
-int pt_statef_builtin_for(const char *graph, const char *target, const char *optimizer, pt_statef *out);
+ * target (MLPerf v0.6 raised ResNet-50's to 75.9% and GNMT's to BLEU 24.0),
+ * the optimizer (LARS keeps large batches efficient where momentum SGD does
+ * not, You et al. 2017) and the rest of the hyper-parameters, which for
+ * MLPerf rows are the round's (e.g. Transformer v0.5: warm-up 3000, Adam
+ * beta2 0.997; v0.6: warm-up 1000, beta2 0.98).  target: a substring of the
+ * row's target, e.g. "75.9"; optimizer: "lars", "sgd", "adam"; round:
+ * "v0.5", "v0.6"; NULL or "" for any.  Falls back to pt_statef_builtin when
+ * no recipe matches. */
+int pt_statef_builtin_for(const char *graph, const char *target, const char *optimizer, const char *round,
+                          pt_statef *out);
 
 /* Evaluation inside the timed run (MLPerf's clock runs from run_start to
  * run_stop and includes every evaluation): the eval set goes forward

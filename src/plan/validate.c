@@ -327,18 +327,19 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
  * (ttt.c), and two host costs read off the NVIDIA logs
  * (mlcommons/training_results_v0.5 and _v0.6):
  * - timed initialisation: in v0.5 run_start is logged before the model and
- *   the data pipeline are built: 10.3 s to train_loop for ResNet-50 (v0.5
- *   dgx1_multi resnet result_1.txt), 9.8 s for Transformer (v0.5 dgx1
- *   transformer result_0.txt): 10 s.  v0.6 logs init_start/init_stop
- *   before run_start, leaving 0.3 s (GNMT, dgx2h_n16) to 1.1 s (Transformer,
- *   dgx2h_n30) on the clock: 1 s.
+ *   the data pipeline are built: 10.3 s to train_loop (ResNet-50, v0.5
+ *   dgx1_multi resnet result_1.txt, line 12): 10 s.  v0.6 logs
+ *   init_start/init_stop before run_start, leaving 0.3 s (GNMT, dgx2h_n16,
+ *   line 38), 1.0 s (Transformer, dgx1, line 46) and 1.7 s (Transformer,
+ *   dgx1_n60, line 54) on the clock: 1 s.
  * - fairseq builds each epoch's batches on the host before training it:
- *   "generated batches in" 1.7 s (v0.5 dgx1), 2.0 s (v0.6 dgx1), 2.3 s (v0.6
- *   dgx2h_n30) per epoch: 2 s per Transformer epoch.
+ *   "generated batches in" 2.0 s (line 46) and 2.07 s (line 54) per epoch:
+ *   2 s per Transformer epoch.
  * Transformer batches are in tokens (fairseq --max-tokens per GPU x GPUs),
- * a cap that length-bucketed batches fill to 88.3% (v0.5 dgx1: wpb 36151 of
- * 40960), 91.3% (v0.6 dgx1: 74793 of 81920) and 87.4% (v0.6 dgx2h_n30:
- * 537267 of 614400): 0.89 of the cap, in sentence pairs of 28 tokens.
+ * a cap that length-bucketed batches fill to 91.3% (line 46: wpb 74793 of
+ * 81920) and 87.4% (line 54: 537267 of 614400): 0.89 of the cap, in
+ * sentence pairs of 28 tokens.  (All from runs on even lines, the fitted
+ * half.)
  * The v0.5 stacks exchange gradients the older way (ttt.h, pt_dp_impl):
  * - NGC 18.11 containers predate NCCL 2.4 (Feb 2019), whose double binary
  *   trees cut the latency of an all-reduce over many nodes from linear to
@@ -349,9 +350,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
  *   KVSTORE="horovod") at its default 5 ms cycle (Horovod 0.21 changelog:
  *   "Changed default cycle time from 5ms to 1ms"); the single node uses
  *   KVSTORE="device".  v0.6 sets HOROVOD_CYCLE_TIME=0.1 and 16 groups.
- * - v0.5 fairseq all-reduces after the backward (its logs print
- *   enable_parallel_backward_allred_opt=False; v0.6 passes
- *   --enable-parallel-backward-allred-opt). */
+ * - v0.5 fairseq all-reduces after the backward (its fp16_trainer.py
+ *   overlaps only with --enable-parallel-backward-allred-opt, which the v0.5
+ *   runs do not pass and every v0.6 run does). */
 #define TTT_TOKEN_FILL 0.89
 #define TTT_INIT_V05_S 10.0
 #define TTT_INIT_V06_S 1.0
@@ -480,7 +481,8 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             c.dev.tflops_fp16 *= 1.05;
             c.dev.tflops_bf16 *= 1.05;
         }
-        pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]), &se);
+        pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]),
+                              strstr(f[T_SOURCE], "v0.5") ? "v0.5" : "v0.6", &se);
         pt_ttt_eval_builtin(graph, &ev);
         per_dev = B / (double)n;
         memset(&impl, 0, sizeof impl);
