@@ -38,6 +38,15 @@ static void test_builtin_graphs(void **state)
     assert_true(pt_graph_params(&g) == 23834568.0);
     near_rel(pt_graph_flops(&g) / 2.0, 5.71e9, 0.02, "inception-v3 MACs");
     pt_graph_free(&g);
+    /* GNMT with the shared embedding: MLPerf v0.6 logs 160,671,297 (our
+     * attention has two more D x D projections, +1.3%); transformer-big with
+     * --share-all-embeddings: fairseq logs 210,808,832. */
+    assert_int_equal(pt_graph_builtin("gnmt", &g, &d), PT_OK);
+    near_rel(pt_graph_params(&g), 160671297.0, 0.015, "gnmt params");
+    pt_graph_free(&g);
+    assert_int_equal(pt_graph_builtin("transformer-big", &g, &d), PT_OK);
+    near_rel(pt_graph_params(&g), 210808832.0, 0.001, "transformer-big params");
+    pt_graph_free(&g);
     /* BigLSTM, LSTM-8192-1024 (Jozefowicz et al. 2016): ~1.8 G parameters */
     assert_int_equal(pt_graph_builtin("biglstm", &g, &d), PT_OK);
     near_rel(pt_graph_params(&g), 1.8e9, 0.02, "biglstm params");
@@ -148,6 +157,127 @@ static void test_time_to_train(void **state)
     pt_graph_free(&g);
 }
 
+/* Every built-in graph has statistical-efficiency constants; recipes are
+ * told apart by target and optimizer (ResNet-50 at B = 16384: LARS to 75.9%
+ * needs 57.03 (1 + 16384/108094) = 65.7 epochs, momentum SGD to 74.9%
+ * 58.75 (1 + 16384/42170) = 81.6, as MLPerf v0.5's 82). */
+static void test_statef_recipes(void **state)
+{
+    pt_statef lars, sgd, def, s;
+    (void)state;
+    for (int i = 0; i < pt_graph_catalog_count(); i++) {
+        assert_int_equal(pt_statef_builtin(pt_graph_catalog_name(i), &s), 1);
+        assert_true(s.e_min > 0 && s.b_noise > 0);
+    }
+    assert_int_equal(pt_statef_builtin("no-such-graph", &s), 0);
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 75.9%", "lars", NULL, &lars), 1);
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 74.9%", "sgd", NULL, &sgd), 1);
+    assert_int_equal(pt_statef_builtin("resnet-50", &def), 1);
+    assert_true(def.e_min == lars.e_min && def.b_noise == lars.b_noise);
+    assert_true(sgd.b_noise < lars.b_noise);
+    assert_true(pt_statef_epochs(&sgd, 16384.0) > pt_statef_epochs(&lars, 16384.0) + 5.0);
+    /* an unknown target falls back to the default recipe */
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 80%", "", NULL, &s), 1);
+    assert_true(s.e_min == def.e_min);
+    /* GNMT: the lower BLEU target needs fewer epochs at the same batch */
+    assert_int_equal(pt_statef_builtin_for("gnmt", "BLEU 21.8", "adam", NULL, &sgd), 1);
+    assert_int_equal(pt_statef_builtin_for("gnmt", "BLEU 24.0", "adam", NULL, &lars), 1);
+    assert_true(pt_statef_epochs(&sgd, 1024.0) < pt_statef_epochs(&lars, 1024.0));
+    /* Transformer: the v0.5 recipe loses efficiency at a smaller batch;
+     * the default is the latest round's */
+    assert_int_equal(pt_statef_builtin_for("transformer-big", "BLEU 25.0", "adam", "v0.5", &sgd), 1);
+    assert_int_equal(pt_statef_builtin_for("transformer-big", "BLEU 25.0", "adam", "v0.6", &lars), 1);
+    assert_int_equal(pt_statef_builtin("transformer-big", &def), 1);
+    assert_true(def.b_noise == lars.b_noise && sgd.b_noise < lars.b_noise);
+    near_rel(pt_statef_epochs(&sgd, 5208.0), 5.0, 1e-3, "v0.5 recipe at its fitted line");
+}
+
+/* Evaluation time, by hand: one linear layer 1024 -> 1024 on a device of
+ * 100 TFLOPS at GEMM efficiency 0.5 (no size ramp), 1000 GB/s, no launch
+ * cost.  1000 eval samples on 10 devices at 1 pass: 100 each, a GEMM of
+ * 2 x 100 x 1024 x 1024 = 209.7 MFLOP = 4.194 us (its 2.5 MB move in 2.5
+ * us, under it); plus 0.5 s fixed.  With 4 passes (beam 4): 16.78 us.
+ * Evaluations: every 4 epochs over 82 epochs is 21 (the last at the end). */
+static void test_eval_time(void **state)
+{
+    const char *text = "{\"name\": \"one\", \"layers\": [{\"name\": \"x\", \"op\": \"input\","
+                       " \"shape\": [1024, 1, 1]}, {\"name\": \"fc\", \"op\": \"linear\", \"out\": 1024}]}";
+    pt_graph g;
+    pt_cluster c;
+    pt_diag d;
+    pt_ttt_eval e = {1000.0, 4.0, 1.0, 0.5};
+    double gemm = 2.0 * 100 * 1024 * 1024 / (100e12 * 0.5);
+    (void)state;
+    memset(&c, 0, sizeof c);
+    c.dev.tflops_fp16 = c.dev.tflops_bf16 = 100.0;
+    c.dev.memory_bw_GBps = 1000.0;
+    c.dev.gemm_eff = 0.5;
+    c.dev.mem_eff = 1.0;
+    c.devices = 10;
+    c.nlevels = 1;
+    c.level[0].size = 10;
+    c.level[0].bw_GBps = 100.0;
+    c.level[0].efficiency = 1.0;
+    assert_int_equal(pt_graph_parse(text, "one.json", &g, &d), PT_OK);
+    near_rel(pt_ttt_eval_s(&g, &c, PT_FP16, &e), 0.5 + gemm, 1e-9, "eval, 1 pass");
+    e.passes = 4.0;
+    near_rel(pt_ttt_eval_s(&g, &c, PT_FP16, &e) - 0.5, 4.0 * gemm, 1e-9, "eval, beam 4");
+    assert_int_equal(pt_ttt_evals(&e, 82.0), 21);
+    assert_int_equal(pt_ttt_evals(&e, 80.0), 20);
+    e.every_epochs = 1.0;
+    assert_int_equal(pt_ttt_evals(&e, 3.0), 3);
+    assert_int_equal(pt_ttt_evals(&e, 0.0), 0);
+    /* the MLPerf evaluations are built in for the three MLPerf graphs */
+    assert_int_equal(pt_ttt_eval_builtin("resnet-50", &e), 1);
+    assert_true(e.samples == 50000.0 && e.every_epochs == 4.0);
+    assert_int_equal(pt_ttt_eval_builtin("transformer-big", &e), 1);
+    assert_true(e.passes == 4.0 && e.every_epochs == 1.0);
+    assert_int_equal(pt_ttt_eval_builtin("biglstm", &e), 0);
+    pt_graph_free(&g);
+}
+
+/* The older gradient exchanges (pt_dp_impl): a flat ring over 640 devices
+ * adds 2 x 639 hops of the IB latency (6 us) per call; a Horovod cycle of
+ * 5 ms cuts the backward into ceil(bwd / 5 ms) calls; an all-reduce after
+ * the backward hides nothing.  All zero is pt_graph_step. */
+static void test_dp_impl(void **state)
+{
+    pt_graph g;
+    pt_cluster c;
+    pt_graph_cost base, k, flat, hvd;
+    pt_dp_impl impl;
+    pt_diag d;
+    double bwd;
+    (void)state;
+    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 640, &d), PT_OK);
+    memset(&impl, 0, sizeof impl);
+    pt_graph_step(&g, &c, PT_FP16, 26, &base);
+    pt_graph_step_dp(&g, &c, PT_FP16, 26, &impl, &k);
+    near_rel(k.step_time_s, base.step_time_s, 1e-12, "zero impl = default");
+    bwd = base.compute_s * 2.0 / 3.0;
+    impl.cycle_s = 0.005;
+    pt_graph_step_dp(&g, &c, PT_FP16, 26, &impl, &hvd);
+    impl.flat_ring = 1;
+    pt_graph_step_dp(&g, &c, PT_FP16, 26, &impl, &flat);
+    /* calls = ceil(bwd / 5 ms); the flat ring adds calls x 2 x 639 x 6 us
+     * to the all-reduce, of which the backward hides all but a 1/calls
+     * share or all but bwd (1 - 1/calls) */
+    {
+        double calls = ceil(bwd / 0.005), extra = calls * 2.0 * 639.0 * 6e-6;
+        assert_true(flat.dp_comm_s >= hvd.dp_comm_s + extra / calls - 1e-12);
+        assert_true(flat.dp_comm_s <= hvd.dp_comm_s + extra + 1e-12);
+    }
+    memset(&impl, 0, sizeof impl);
+    impl.after_backward = 1;
+    pt_graph_step_dp(&g, &c, PT_FP16, 26, &impl, &k);
+    assert_true(k.dp_comm_s > base.dp_comm_s);
+    near_rel(k.dp_comm_s, pt_coll_time(&c, PT_ALLREDUCE, (int64_t)(2.0 * pt_graph_params(&g)), 640, 1), 1e-12,
+             "after the backward: the whole all-reduce");
+    pt_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +286,9 @@ int main(void)
         cmocka_unit_test(test_graph_errors),
         cmocka_unit_test(test_statef_fit),
         cmocka_unit_test(test_time_to_train),
+        cmocka_unit_test(test_statef_recipes),
+        cmocka_unit_test(test_eval_time),
+        cmocka_unit_test(test_dp_impl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,8 +28,40 @@ typedef struct pt_statef {
 pt_status pt_statef_fit(const double *batch, const double *epochs, int n, pt_statef *out, pt_diag *d);
 double pt_statef_epochs(const pt_statef *s, double global_batch);
 
-/* The statistical-efficiency constants built in for a graph (0 when none). */
+/* The statistical-efficiency constants built in for a graph (0 when none):
+ * its most recent recipe (e.g. resnet-50: LARS to 75.9% top-1). */
 int pt_statef_builtin(const char *graph, pt_statef *out);
+/* The same for one recipe: the epochs a batch needs depend on the quality
+ * target (MLPerf v0.6 raised ResNet-50's to 75.9% and GNMT's to BLEU 24.0),
+ * the optimizer (LARS keeps large batches efficient where momentum SGD does
+ * not, You et al. 2017) and the rest of the hyper-parameters, which for
+ * MLPerf rows are the round's (e.g. Transformer v0.5: warm-up 3000, Adam
+ * beta2 0.997; v0.6: warm-up 1000, beta2 0.98).  target: a substring of the
+ * row's target, e.g. "75.9"; optimizer: "lars", "sgd", "adam"; round:
+ * "v0.5", "v0.6"; NULL or "" for any.  Falls back to pt_statef_builtin when
+ * no recipe matches. */
+int pt_statef_builtin_for(const char *graph, const char *target, const char *optimizer, const char *round,
+                          pt_statef *out);
+
+/* Evaluation inside the timed run (MLPerf's clock runs from run_start to
+ * run_stop and includes every evaluation): the eval set goes forward
+ * (`passes` times per sample: 1 to classify, the beam width to translate by
+ * beam search), split over all devices, every `every_epochs` epochs, plus a
+ * fixed cost per evaluation (gathering, scoring, BLEU on the host). */
+typedef struct pt_ttt_eval {
+    double samples;       /* eval set, e.g. 50000 ImageNet validation images */
+    double every_epochs;  /* e.g. 4 for ResNet-50, 1 for GNMT               */
+    double passes;        /* forward passes per sample, e.g. 4 (beam 4)    */
+    double fixed_s;       /* per evaluation, e.g. 0.2                       */
+} pt_ttt_eval;
+
+/* The MLPerf evaluation of a built-in graph (0 when none). */
+int pt_ttt_eval_builtin(const char *graph, pt_ttt_eval *out);
+/* Seconds one evaluation takes on all of c's devices. */
+double pt_ttt_eval_s(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, const pt_ttt_eval *e);
+/* Evaluations in a run of `epochs` epochs: one every every_epochs, the last
+ * at the end (ceil(epochs / every_epochs)). */
+int pt_ttt_evals(const pt_ttt_eval *e, double epochs);
 
 typedef struct pt_graph_cost {
     double step_time_s;
@@ -46,8 +78,26 @@ typedef struct pt_graph_cost {
 double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples);
 
 /* One data-parallel step of g: every one of c's devices runs `per_device`
- * samples, gradients all-reduced over all of them. */
+ * samples, gradients all-reduced over all of them (hierarchically, in one
+ * bucket per layer under the backward, as NCCL 2.4+ and PyTorch DDP do). */
 void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
                    pt_graph_cost *out);
+
+/* How an older data-parallel stack all-reduces its gradients.  Each field
+ * is a documented behaviour; all zero is pt_graph_step's modern default. */
+typedef struct pt_dp_impl {
+    int flat_ring;      /* 1: NCCL before 2.4 (no trees): one ring through
+                           all n devices, 2 (n - 1) hops of latency per call */
+    double cycle_s;     /* Horovod: one fused all-reduce per cycle of the
+                           backward, e.g. 0.005 (HOROVOD_CYCLE_TIME default
+                           before Horovod 0.21); 0: one bucket per layer    */
+    int after_backward; /* 1: one all-reduce after the backward ends, none
+                           of it hidden (fairseq without
+                           --enable-parallel-backward-allred-opt)          */
+} pt_dp_impl;
+
+/* pt_graph_step with the gradient exchange of `impl` (NULL: the default). */
+void pt_graph_step_dp(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
+                      const pt_dp_impl *impl, pt_graph_cost *out);
 
 #endif
