@@ -13,10 +13,11 @@
 
 static const char usage[] =
     "usage: partita COMMAND ...\n"
-    "  plan MODEL [--cluster C] [--gpus N] --global-batch B|LO..HI [--seq-len S]\n"
+    "  plan MODEL [--cluster C] [--gpus N] [--global-batch B|LO..HI] [--seq-len S]\n"
     "       [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp] [--top K]\n"
     "       [--space \"tp=4,8 pp=1..16\"] [--fix STRATEGY] [--threads T] [--json] [--explain]\n"
     "       [--export megatron|deepspeed|torchtitan] [--out FILE] [--verify]\n"
+    "       [--objective step|time-to-train --tokens N (--critical-batch TOKENS | --target-loss L)]\n"
     "       [--trace FILE.json] [--svg FILE.svg]   (the best plan's simulated step)\n"
     "  eval MODEL --cluster C [--gpus N] --strategy \"tp=8 pp=8 ...\" [--global-batch B]\n"
     "       [--seq-len S] [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp]\n"
