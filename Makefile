@@ -26,7 +26,7 @@ TESTS   := $(patsubst tests/%.c,%,$(sort $(wildcard tests/test_*.c)))
 TEST_BIN:= $(TESTS:%=$(BUILD)/tests/%)
 # Fuzz harnesses (fuzz/fuzz_NAME.c): `make test` replays fuzz/corpus/NAME/
 # through each with fuzz/replay.c; `make fuzz` runs them under libFuzzer.
-FUZZ_NAMES := hf cluster strategy space csv graph
+FUZZ_NAMES := hf cluster strategy space csv graph statef
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 
 .PHONY: all run test asan bench clean deps fuzz fuzz-bins

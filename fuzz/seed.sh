@@ -11,14 +11,14 @@ set -eu
 cd "$(dirname "$0")/.."
 out=$1
 shift
-names=${*:-hf cluster strategy space csv graph}
+names=${*:-hf cluster strategy space csv graph statef}
 # Every seed is written, and kept only in the directories named (so runs of
 # different harnesses at once do not disturb each other's seeds).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 real_out=$out
 out=$tmp
-for n in hf cluster strategy space csv graph; do mkdir -p "$out/$n"; done
+for n in hf cluster strategy space csv graph statef; do mkdir -p "$out/$n"; done
 
 if command -v jq >/dev/null 2>&1; then
     n=$(jq '.models | length' data/models.json)
@@ -59,6 +59,7 @@ for f in tests/data/graph/*.json; do
     [ -f "$f" ] && cp "$f" "$out/graph/test-$(basename "$f")"
 done
 for f in tests/data/*.csv; do cp "$f" "$out/csv/test-$(basename "$f")"; done
+for f in tests/data/statef/*.csv; do cp "$f" "$out/statef/test-$(basename "$f")"; done
 # the first rows of the shared validation data, where it is checked out
 for f in ../shared/data/validation/*.csv; do
     [ -f "$f" ] || continue

@@ -6,7 +6,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 fail=0
-for n in hf cluster strategy space csv graph; do
+for n in hf cluster strategy space csv graph statef; do
     bin=$BUILD/fuzz/replay_$n
     if [ ! -x "$bin" ]; then
         echo "fuzz_replay.sh: $bin is not built (make test builds it)"
