@@ -237,7 +237,15 @@ typedef struct pt_job {
     pt_dtype dtype;        /* GEMM precision                               */
     int flash_attention;   /* 1: fused attention kernel (default)          */
     pt_engine engine;      /* default PT_ENGINE_MEGATRON                   */
+    /* Mixture of experts (src/cost/cost.c says where the defaults come from). */
+    double moe_imbalance;  /* busiest device's routed tokens / the even share,
+                              e.g. 1.25; 0 = PT_MOE_IMBALANCE_DEFAULT         */
+    double moe_capacity;   /* expert capacity factor, e.g. 1.0 (tokens over it
+                              are dropped); 0 = dropless (the default)         */
 } pt_job;
+
+/* Default load imbalance of aux-loss-balanced routing (see src/cost/cost.c). */
+#define PT_MOE_IMBALANCE_DEFAULT 1.25
 
 /* Parses "tp=8 pp=8 ..." into *out (unset keys zero) and the set-key mask. */
 pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, pt_diag *d);

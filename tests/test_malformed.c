@@ -523,7 +523,7 @@ static pt_status run_case(const mcase *c, const char *in, pt_diag *d)
     pt_strategy st;
     pt_space sp;
     pt_vresult r;
-    pt_job job = {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job job = {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     unsigned set = 0;
     char *text = NULL;
     pt_status s = PT_OK;

@@ -53,7 +53,7 @@ static void test_brute_force(void **state)
 {
     pt_model m = model("llama3-8b");
     pt_cluster c = cluster("dgx-h100", 16);
-    pt_job j = {4096, 32, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {4096, 32, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_opts o = opts(1000000, 1, 32);
     pt_search_result r;
     pt_diag d;
@@ -130,7 +130,7 @@ static void test_threads_and_pruning(void **state)
 {
     pt_model m = model("gpt3-175b");
     pt_cluster c = cluster("dgx-a100-80g", 512);
-    pt_job j = {2048, 1536, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {2048, 1536, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_result r1, r2, r5, rn;
     pt_search_opts o = opts(8, 1, 1536);
     pt_diag d;
@@ -188,7 +188,7 @@ static void test_gbs_range(void **state)
 {
     pt_model m = model("llama3-8b");
     pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = {8192, 256, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {8192, 256, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_opts o = opts(50, 2, 256);
     pt_search_result r;
     pt_diag d;
@@ -213,7 +213,7 @@ static void test_uneven_stages(void **state)
 {
     pt_model m = model("llama3-70b");
     pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = {8192, 64, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {8192, 64, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_opts o = opts(5, 2, 64);
     pt_search_result r;
     pt_strategy even;

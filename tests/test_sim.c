@@ -55,7 +55,7 @@ static void test_bubble_hand(void **state)
 {
     pt_model m = model("gpt-1.7b");
     pt_cluster c = cluster("dgx-a100-80g", 8);
-    pt_job j = {2048, 32, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {2048, 32, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     static const struct { const char *s; double want; } cases[] = {
         {"tp=1 pp=4 dp=2 mbs=1 schedule=1f1b", 3.0},
         {"tp=1 pp=4 dp=2 mbs=1 schedule=gpipe", 3.0},
@@ -95,7 +95,7 @@ static void test_zero_bubble(void **state)
 {
     pt_model m = model("gpt3-175b");
     pt_cluster c = cluster("dgx-a100-80g", 64);
-    pt_job j = {2048, 64, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {2048, 64, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_sim_result base, zbh1, zbv, dual;
     pt_diag d;
     pt_strategy s1 = strat("tp=8 pp=8 mbs=1 recompute=selective", &m, &c, &j);
