@@ -260,6 +260,10 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
  * evenly). */
 void pt_strategy_stage_layers(const pt_strategy *st, int64_t layers, int64_t *first, int64_t *mid,
                               int64_t *last);
+/* For a MoE model whose layers pp does not divide: the uneven layout
+ * pt_strategy_resolve gives it (middle stages ceil(layers/pp), first and last
+ * the rest); returns 0 when there is none. */
+int pt_strategy_moe_layout(const pt_model *m, int pp, int *first, int *last);
 /* Canonical text: "tp=8 pp=8 dp=16 cp=1 ep=1 etp=8 vpp=1 mbs=1 gbs=1536 sp=1 zero=1 ..." */
 void pt_strategy_format(const pt_strategy *st, char *buf, size_t n);
 

@@ -408,7 +408,7 @@ static const mcase cases[] = {
     /* ---- --space ---- */
     {"space: unknown key", SPACE, LITERAL, "tq=2",
      "--space:1:1: \"tq\" is not KEY=VALUES with KEY one of tp pp dp cp vpp mbs gbs sp zero "
-     "recompute schedule offload pp_first pp_last"},
+     "recompute schedule offload pp_first pp_last ep etp"},
     {"space: no value", SPACE, LITERAL, "pp=2 tp=",
      "--space:1:6: tp= gives no value (a list A,B,C or a range LO..HI)"},
     {"space: empty list item", SPACE, LITERAL, "tp=4,,8",

@@ -212,6 +212,18 @@ static pt_status expert_rules(const pt_strategy *st, const pt_model *m, pt_diag 
     return PT_OK;
 }
 
+int pt_strategy_moe_layout(const pt_model *m, int pp, int *first, int *last)
+{
+    int64_t mid, rest;
+    if (m->experts == 0 || pp <= 2 || m->layers % pp == 0) return 0;
+    mid = (m->layers + pp - 1) / pp;
+    rest = m->layers - (int64_t)(pp - 2) * mid;
+    if (rest < 2 || rest - rest / 2 > mid) return 0;
+    *first = (int)(rest - rest / 2);
+    *last = (int)(rest / 2);
+    return 1;
+}
+
 pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
                               const pt_cluster *c, const pt_job *job, pt_diag *d)
 {
@@ -253,14 +265,8 @@ pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
      * --pipeline-model-parallel-layout / --decoder-first/last-pipeline-num-layers:
      * the middle stages take ceil(layers/pp), first and last split the rest
      * (61 on 16: 3, 14 x 4, 2). */
-    if (m->experts > 0 && st->pp > 2 && st->vpp == 1 && m->layers % st->pp &&
-        !(set & (PT_K_PP_FIRST | PT_K_PP_LAST))) {
-        int64_t mid = (m->layers + st->pp - 1) / st->pp, rest = m->layers - (st->pp - 2) * mid;
-        if (rest >= 2 && rest - rest / 2 <= mid) {
-            st->pp_first = (int)(rest - rest / 2);
-            st->pp_last = (int)(rest / 2);
-        }
-    }
+    if (st->vpp == 1 && !(set & (PT_K_PP_FIRST | PT_K_PP_LAST)))
+        pt_strategy_moe_layout(m, st->pp, &st->pp_first, &st->pp_last);
     return pt_strategy_check(st, m, c, job, d);
 }
 
