@@ -294,7 +294,7 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
             double eff = h->attn_eff * s / (s + FLASH_HALF_SEQ);
             attn_f = fa / (h->peak16 * eff);
             attn_b = FLASH_BWD_FACTOR * fa / (h->peak16 * eff);
-            o->flops_rc += 2.0 * b * at * sq * dqk * attn_len(m, s) / CAUSAL_FRACTION;
+            o->flops_rc += 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s) / CAUSAL_FRACTION;
         } else {
             double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score;
             double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
