@@ -184,6 +184,10 @@ static const mcase cases[] = {
      "(num_local_experts) a token can be routed to"},
     {"MoE: negative expert count", HF, LITERAL, MIXTRAL_N("-8", "\"num_experts_per_tok\": 2"),
      "config.json:1:53: num_local_experts: -8 is not > 0"},
+    {"MoE: the default top-k over the experts", HF, LITERAL,
+     "{\"model_type\": \"mixtral\", \"num_local_experts\": 1, \"hidden_size\": 4096, " L_REST "}",
+     "config.json:1:27: num_local_experts: 1 is fewer than the 2 experts per token "
+     "num_experts_per_tok defaults to"},
     {"MoE: zero top-k", HF, LITERAL, MIXTRAL("\"num_experts_per_tok\": 0"),
      "config.json:1:27: num_experts_per_tok: 0 is not > 0"},
     {"MoE: no expert count", HF, LITERAL,

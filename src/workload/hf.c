@@ -346,10 +346,12 @@ static pt_status moe_counts(const hf *h, pt_model *m, int64_t dflt_topk)
                        "num_local_experts, n_routed_experts, num_routed_experts or num_experts)");
     m->topk = dflt_topk;
     TRY(get_alias(h, topk_keys, &m->topk, &tk));
-    if (m->topk > m->experts)
-        return key_err(h, tk ? tk : "num_experts_per_tok",
-                       "is more than the %lld experts (%s) a token can be routed to",
+    if (m->topk > m->experts && tk)
+        return key_err(h, tk, "is more than the %lld experts (%s) a token can be routed to",
                        (long long)m->experts, ek);
+    if (m->topk > m->experts) /* the default top-k: blame the key that is there */
+        return key_err(h, ek, "is fewer than the %lld experts per token num_experts_per_tok "
+                       "defaults to", (long long)dflt_topk);
     return PT_OK;
 }
 
