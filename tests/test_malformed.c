@@ -204,8 +204,8 @@ static const mcase cases[] = {
     {"MoE: expert groups do not divide the experts", HF, LITERAL, DSV3("\"n_group\": 7, \"kv_lora_rank\": 512"),
      "config.json:1:2: n_group: 7 does not divide the 256 routed experts"},
     {"MoE: every layer dense", HF, LITERAL, DSV3("\"first_k_dense_replace\": 61, \"kv_lora_rank\": 512"),
-     "config.json:1:2: first_k_dense_replace: 61 leaves no MoE layer of "
-     "num_hidden_layers=61"},
+     "config.json:1:2: first_k_dense_replace: 61 leaves no MoE layer (num_hidden_layers=61, "
+     "first_k_dense_replace=61, moe_layer_freq=1)"},
     {"MLA: negative kv_lora_rank", HF, LITERAL, DSV3("\"kv_lora_rank\": -512"),
      "config.json:1:2: kv_lora_rank: -512 is not > 0"},
     {"MLA: no kv_lora_rank", HF, LITERAL, DSV3("\"n_group\": 8"),

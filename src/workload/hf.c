@@ -432,15 +432,18 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
     {
         int64_t k = m->dense_layers;
         int64_t z = 0;
+        int ffound = 0;
         TRY(pt_json_int(h->jc, h->obj, h->path, "first_k_dense_replace", 0, 0, PT_MODEL_DIM_MAX, &z, &found));
         if (found) k = z;
-        if (k >= m->layers)
-            return key_err(h, "first_k_dense_replace", "leaves no MoE layer of num_hidden_layers=%lld",
-                           (long long)m->layers);
-        TRY(get_pos(h, "moe_layer_freq", 0, &freq, NULL));
+        TRY(get_pos(h, "moe_layer_freq", 0, &freq, &ffound));
         /* layer i is MoE when i >= k and i % freq == 0 */
         m->dense_layers = 0;
         for (int64_t i = 0; i < m->layers; i++) m->dense_layers += !(i >= k && i % freq == 0);
+        if (m->dense_layers == m->layers) /* blame a key that is in the file */
+            return key_err(h, found ? "first_k_dense_replace" : ffound ? "moe_layer_freq" : "num_hidden_layers",
+                           "leaves no MoE layer (num_hidden_layers=%lld, first_k_dense_replace=%lld%s, "
+                           "moe_layer_freq=%lld)", (long long)m->layers, (long long)k,
+                           found ? "" : " by default", (long long)freq);
     }
     TRY(get_pos(h, "n_group", 0, &groups, NULL));
     TRY(get_pos(h, "topk_group", 0, &topk_group, NULL));
