@@ -201,6 +201,10 @@ static const mcase cases[] = {
      QWEN3MOE("\"moe_intermediate_size\": 768, \"mlp_only_layers\": [48]"),
      "config.json:1:59: mlp_only_layers: [48] holds a number out of range, not a layer "
      "number in [0, 32)"},
+    {"MoE: sparse step past the last layer", HF, LITERAL,
+     QWEN3MOE("\"moe_intermediate_size\": 768, \"decoder_sparse_step\": 64"),
+     "config.json:1:59: decoder_sparse_step: 64 leaves no MoE layer (num_hidden_layers=32, "
+     "decoder_sparse_step=64)"},
     {"MoE: expert groups do not divide the experts", HF, LITERAL, DSV3("\"n_group\": 7, \"kv_lora_rank\": 512"),
      "config.json:1:2: n_group: 7 does not divide the 256 routed experts"},
     {"MoE: every layer dense", HF, LITERAL, DSV3("\"first_k_dense_replace\": 61, \"kv_lora_rank\": 512"),

@@ -396,6 +396,11 @@ static pt_status read_qwen_moe(const hf *h, const char *type, pt_model *m)
                            json_is_integer(e) ? "a number out of range" : "something else",
                            (long long)m->layers);
     }
+    if (m->dense_layers == m->layers)
+        return key_err(h, json_object_get(h->obj, "decoder_sparse_step") && step > 1 ? "decoder_sparse_step"
+                       : only && json_array_size(only) > 0 ? "mlp_only_layers" : "num_hidden_layers",
+                       "leaves no MoE layer (num_hidden_layers=%lld, decoder_sparse_step=%lld)",
+                       (long long)m->layers, (long long)step);
     return PT_OK;
 }
 
