@@ -244,7 +244,9 @@ typedef struct pt_job {
                               are dropped); 0 = dropless (the default)         */
 } pt_job;
 
-/* Default load imbalance of aux-loss-balanced routing (see src/cost/cost.c). */
+/* Default load of the busiest device's experts over the even share, for
+ * aux-loss-balanced routing (Switch Transformer's capacity factor 1.25;
+ * src/cost/cost.c says why). */
 #define PT_MOE_IMBALANCE_DEFAULT 1.25
 
 /* Parses "tp=8 pp=8 ..." into *out (unset keys zero) and the set-key mask. */
