@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ_CHECK(m.head_dim >= 1 && m.ffn >= 1 && m.vocab >= 1 && m.max_seq >= 1);
         FZ_CHECK(m.heads % m.kv_heads == 0);
         FZ_CHECK(p > 0 && lp > 0 && lp <= p);
+        FZ_CHECK(pt_model_active_params(&m) > 0 && pt_model_active_params(&m) <= p);
+        FZ_CHECK(m.experts == 0 || (m.topk >= 1 && m.topk <= m.experts && m.moe_ffn >= 1));
         FZ_CHECK(m.act == PT_ACT_GELU || m.act == PT_ACT_SILU || m.act == PT_ACT_RELU2);
         FZ_CHECK(m.family[0] != '\0' && fz_terminated(m.family, sizeof m.family));
         FZ_CHECK(strcmp(m.name, FILE_NAME) == 0);

@@ -74,12 +74,48 @@ typedef struct pt_model {
     int qkv_bias;         /* 1: only the q/k/v projections carry biases (qwen2) */
     int norm_bias;        /* 1: LayerNorm with bias (2h params); 0: RMSNorm  */
     int dropout;          /* 1: hidden/attention dropout is on (masks kept)  */
+    /* Mixture of experts (all 0 for a dense model).  A MoE layer replaces the
+     * dense MLP (ffn) by `experts` routed experts of width moe_ffn, of which
+     * each token uses topk, plus shared experts every token uses. */
+    int64_t experts;      /* routed experts per MoE layer, e.g. 256          */
+    int64_t topk;         /* routed experts per token, e.g. 8                */
+    int64_t moe_ffn;      /* one routed expert's inner size, e.g. 2048       */
+    int64_t shared_ffn;   /* all shared experts' inner size together, e.g. 2048 (0: none) */
+    int64_t dense_layers; /* layers with the dense MLP instead, e.g. 3; they come first */
+    int64_t mtp_layers;   /* multi-token-prediction modules, e.g. 1 (not in the counts) */
+    int expert_bias;      /* 1: expert linears and the router carry biases (gpt_oss) */
+    /* Multi-head latent attention (DeepSeek-V2/V3); mla = 0: plain (GQA) attention. */
+    int mla;
+    int64_t q_lora;       /* query down-projection rank, e.g. 1536 (0: none) */
+    int64_t kv_lora;      /* key/value latent rank, e.g. 512                 */
+    int64_t qk_nope;      /* per-head q/k size without rotary part, e.g. 128 */
+    int64_t qk_rope;      /* per-head rotary q/k size, e.g. 64               */
+    int64_t v_head;       /* per-head value size, e.g. 128                   */
+    /* Sliding-window attention (gpt_oss, Mistral): window_layers of the layers
+     * attend to the last `window` tokens only. */
+    int64_t window;       /* e.g. 128 (0: none)                              */
+    int64_t window_layers;/* e.g. 18                                         */
 } pt_model;
 
-/* Parameter count of the whole model (embeddings, layers, final norm). */
+/* Parameter count of the whole model (embeddings, layers, final norm); for a
+ * MoE model every expert (the total), without multi-token-prediction modules. */
 int64_t pt_model_params(const pt_model *m);
-/* Parameters of one transformer layer (attention + MLP + norms). */
+/* Parameters one token uses: the same with topk routed experts instead of all
+ * (equal to pt_model_params for a dense model).  Embedding and output layer
+ * are both counted. */
+int64_t pt_model_active_params(const pt_model *m);
+/* Parameters of one transformer layer (attention + MLP + norms); for a MoE
+ * model, of one MoE layer with all its experts. */
 int64_t pt_model_layer_params(const pt_model *m);
+/* Parts of one layer: attention with its norms; the dense MLP; the routed
+ * experts of one MoE layer (all of them); the rest of a MoE layer (router and
+ * shared experts).  0 where the model has no such part. */
+int64_t pt_model_attn_params(const pt_model *m);
+int64_t pt_model_dense_mlp_params(const pt_model *m);
+int64_t pt_model_expert_params(const pt_model *m);
+int64_t pt_model_moe_other_params(const pt_model *m);
+/* Number of MoE layers (layers - dense_layers; 0 for a dense model). */
+int64_t pt_model_moe_layers(const pt_model *m);
 /* Checks the shape (heads divide hidden, kv_heads divide heads, ...). */
 pt_status pt_model_check(const pt_model *m, pt_diag *d);
 
@@ -201,7 +237,17 @@ typedef struct pt_job {
     pt_dtype dtype;        /* GEMM precision                               */
     int flash_attention;   /* 1: fused attention kernel (default)          */
     pt_engine engine;      /* default PT_ENGINE_MEGATRON                   */
+    /* Mixture of experts (src/cost/cost.c says where the defaults come from). */
+    double moe_imbalance;  /* busiest device's routed tokens / the even share,
+                              e.g. 1.25; 0 = PT_MOE_IMBALANCE_DEFAULT         */
+    double moe_capacity;   /* expert capacity factor, e.g. 1.0 (tokens over it
+                              are dropped); 0 = dropless (the default)         */
 } pt_job;
+
+/* Default load of the busiest device's experts over the even share, for
+ * aux-loss-balanced routing (Switch Transformer's capacity factor 1.25;
+ * src/cost/cost.c says why). */
+#define PT_MOE_IMBALANCE_DEFAULT 1.25
 
 /* Parses "tp=8 pp=8 ..." into *out (unset keys zero) and the set-key mask. */
 pt_status pt_strategy_parse(const char *text, pt_strategy *out, unsigned *set, pt_diag *d);
@@ -216,6 +262,10 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
  * evenly). */
 void pt_strategy_stage_layers(const pt_strategy *st, int64_t layers, int64_t *first, int64_t *mid,
                               int64_t *last);
+/* For a MoE model whose layers pp does not divide: the uneven layout
+ * pt_strategy_resolve gives it (middle stages ceil(layers/pp), first and last
+ * the rest); returns 0 when there is none. */
+int pt_strategy_moe_layout(const pt_model *m, int pp, int *first, int *last);
 /* Canonical text: "tp=8 pp=8 dp=16 cp=1 ep=1 etp=8 vpp=1 mbs=1 gbs=1536 sp=1 zero=1 ..." */
 void pt_strategy_format(const pt_strategy *st, char *buf, size_t n);
 

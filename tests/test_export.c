@@ -422,6 +422,81 @@ static void test_torchtitan_v_schedules(void **state)
     free(out);
 }
 
+/* ---- mixture of experts (issue 6) ---------------------------------------------------- */
+
+/* Mixtral 8x7B as in Megatron-LM's examples/mixtral/train_mixtral_8x7b_distributed.sh
+ * (tp=1 pp=4 ep=8, alltoall dispatcher, grouped GEMM; engines-and-formats.md
+ * section a): --num-experts 8 --moe-router-topk 2, the expert grid flags. */
+static void test_megatron_mixtral_ep8(void **state)
+{
+    setup s = make("mixtral-8x7b", "dgx-h100", 64, "tp=1 pp=4 ep=8 mbs=1", 256, 4096, PT_BF16);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--num-experts 8 \\\n  --moe-router-topk 2 \\\n  --moe-ffn-hidden-size 14336"));
+    assert_non_null(strstr(out, "--moe-token-dispatcher-type alltoall"));
+    assert_non_null(strstr(out, "--expert-model-parallel-size 8 \\\n  --expert-tensor-parallel-size 1"));
+    assert_null(strstr(out, "--moe-layer-freq"));
+    assert_null(strstr(out, "--multi-latent-attention"));
+    golden("megatron_mixtral_8x7b_ep8.txt", out);
+    free(out);
+}
+
+/* DeepSeek-V3 on 1024 H100 as NVIDIA's benchmark runs it (tp=2 pp=16 ep=64
+ * etp=1): MLA flags, shared expert, 3 dense layers first, 61 layers as
+ * 3 + 14 x 4 + 2 (--decoder-first/last-pipeline-num-layers). */
+static void test_megatron_deepseek_v3(void **state)
+{
+    setup s = make("deepseek-v3", "dgx-h100", 1024, "tp=2 pp=16 ep=64 etp=1 mbs=1", 8192, 4096,
+                   PT_BF16);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--multi-latent-attention \\\n  --q-lora-rank 1536 \\\n"
+                                "  --kv-lora-rank 512 \\\n  --qk-head-dim 128 \\\n"
+                                "  --qk-pos-emb-head-dim 64 \\\n  --v-head-dim 128"));
+    assert_non_null(strstr(out, "--moe-shared-expert-intermediate-size 2048"));
+    assert_non_null(strstr(out, "--moe-layer-freq \"([0]*3+[1]*58)\""));
+    assert_non_null(strstr(out, "--decoder-first-pipeline-num-layers 3 \\\n"
+                                "  --decoder-last-pipeline-num-layers 2"));
+    assert_non_null(strstr(out, "--expert-model-parallel-size 64"));
+    assert_null(strstr(out, "--kv-channels"));
+    golden("megatron_deepseek_v3_ep64.txt", out);
+    free(out);
+}
+
+/* torchtitan's deepseek_v3 671B flavor with FSDP and EP (ep=8 borrows from
+ * dp_shard*cp*tp = 64). */
+static void test_torchtitan_deepseek_v3(void **state)
+{
+    setup s = make("deepseek-v3", "dgx-h100", 64, "tp=1 pp=1 ep=8 zero=3 mbs=1 recompute=full",
+                   64, 4096, PT_BF16);
+    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    (void)state;
+    assert_non_null(strstr(out, "[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n"));
+    assert_int_equal(toml_int(out, "expert_parallel_degree"), 8);
+    assert_int_equal(toml_int(out, "expert_tensor_parallel_degree"), 1);
+    golden("torchtitan_deepseek_v3_ep8.toml", out);
+    free(out);
+}
+
+static void test_refusals_moe(void **state)
+{
+    setup s = make("mixtral-8x7b", "dgx-h100", 64, "tp=1 pp=4 ep=8", 256, 4096, PT_BF16);
+    (void)state;
+    /* DeepSpeed-MoE's ep_size lives in the model code */
+    export_refused(PT_EXPORT_DEEPSPEED, &s, "ep", "model code");
+    /* torchtitan has no mixtral flavor */
+    s = make("mixtral-8x7b", "dgx-h100", 64, "tp=1 pp=4 ep=8 zero=3", 256, 4096, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "model", "deepseek_v3 flavors");
+    /* gpt_oss: sliding windows, sinks, biased experts */
+    s = make("gpt-oss-120b", "dgx-h100", 64, "tp=1 pp=4 ep=8", 256, 4096, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "model", "sliding-window");
+    /* torchtitan: etp is tp or 1; ep from dp_shard*cp*tp */
+    s = make("deepseek-v3", "dgx-h100", 64, "tp=4 pp=1 ep=4 etp=2 zero=3", 64, 4096, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "etp", "either");
+    s = make("deepseek-v3", "dgx-h100", 64, "tp=2 pp=1 ep=16 etp=1 zero=0", 64, 4096, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "ep", "borrows");
+}
+
 /* ---- refusals ------------------------------------------------------------------------------ */
 
 static void test_refusals_megatron(void **state)
@@ -533,6 +608,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_megatron_gpt3_vpp),
+        cmocka_unit_test(test_megatron_mixtral_ep8),
+        cmocka_unit_test(test_megatron_deepseek_v3),
+        cmocka_unit_test(test_torchtitan_deepseek_v3),
+        cmocka_unit_test(test_refusals_moe),
         cmocka_unit_test(test_megatron_llama3_70b_gqa),
         cmocka_unit_test(test_megatron_llama3_8b_cp_offload_fp8),
         cmocka_unit_test(test_deepspeed_llama3_8b_zero3),

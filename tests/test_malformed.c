@@ -68,6 +68,22 @@ typedef enum gen {
     "32, \"vocab_size\": 128256, \"max_position_embeddings\": 8192"
 /* a llama config in one line; hidden_size is at column 25 when it comes first */
 #define LLAMA(first) "{\"model_type\": \"llama\", " first ", " L_REST "}"
+/* MoE configs in one line (issue 6): mixtral with N experts, qwen3_moe and
+ * deepseek_v3 (its first key at column 2) */
+#define MIXTRAL_N(n, first)                                                               \
+    "{\"model_type\": \"mixtral\", " first ", \"num_local_experts\": " n                 \
+    ", \"hidden_size\": 4096, " L_REST "}"
+#define MIXTRAL(first) MIXTRAL_N("8", first)
+#define QWEN3MOE(first)                                                                   \
+    "{\"model_type\": \"qwen3_moe\", " first ", \"num_experts\": 128, \"hidden_size\": " \
+    "2048, \"head_dim\": 128, \"num_key_value_heads\": 4, " L_REST "}"
+#define DSV3(first)                                                                        \
+    "{" first ", \"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, "                \
+    "\"intermediate_size\": 18432, \"moe_intermediate_size\": 2048, "                       \
+    "\"num_hidden_layers\": 61, \"num_attention_heads\": 128, \"n_routed_experts\": 256, " \
+    "\"q_lora_rank\": 1536, \"qk_rope_head_dim\": 64, "                                    \
+    "\"qk_nope_head_dim\": 128, \"v_head_dim\": 128, \"vocab_size\": 129280, "            \
+    "\"max_position_embeddings\": 163840}"
 #define CLU(levels, rest)                                                             \
     "{\"name\": \"c\", \"device\": \"h100-sxm-80g\", \"devices\": 16, \"levels\": " levels \
     rest "}"
@@ -129,12 +145,14 @@ static const mcase cases[] = {
      "config.json:1:99: num_attention_heads: 32 does not divide hidden_size=4100"},
     {"unknown model_type", HF, LITERAL, "{\"model_type\": \"bert\"}",
      "config.json:1:2: model_type: \"bert\" is not a supported model_type (supported: llama, "
-     "mistral, qwen2, qwen3, gpt2, gpt_neox, nemotron, mpt)"},
+     "mistral, qwen2, qwen3, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, "
+     "deepseek_v2, deepseek_v3, gpt_oss)"},
     {"model_type not a string", HF, LITERAL, "{\"model_type\": 7}",
      "config.json:1:2: model_type: 7 is not a string"},
     {"no model_type", HF, LITERAL, "{\"hidden_size\": 4096}",
      "config.json: model_type: required key is missing (supported: llama, mistral, qwen2, "
-     "qwen3, gpt2, gpt_neox, nemotron, mpt)"},
+     "qwen3, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, "
+     "deepseek_v3, gpt_oss)"},
     {"top level is an array", HF, LITERAL, "[{\"model_type\": \"llama\"}]",
      "config.json:1:1: expected a JSON object at the top level"},
     {"invalid UTF-8 in a value", HF, LITERAL, "{\"model_type\": \"ll\xff" "ama\"}",
@@ -157,8 +175,48 @@ static const mcase cases[] = {
      LLAMA("\"hidden_size\": 4096, \"attention_dropout\": -0.1"),
      "config.json:1:46: attention_dropout: -0.1 is not a probability in [0, 1]"},
     {"mixture of experts", HF, LITERAL, LLAMA("\"hidden_size\": 4096, \"num_local_experts\": 8"),
-     "config.json:1:46: num_local_experts 8: mixture-of-experts models are not supported yet "
-     "(dense transformers only)"},
+     "config.json:1:46: num_local_experts 8: model_type \"llama\" is a dense model; a "
+     "config with experts names its MoE model_type (mixture-of-experts model types: "
+     "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss)"},
+    /* ---- mixture-of-experts configs (issue 6) ---- */
+    {"MoE: top-k over the experts", HF, LITERAL, MIXTRAL("\"num_experts_per_tok\": 9"),
+     "config.json:1:27: num_experts_per_tok: 9 is more than the 8 experts "
+     "(num_local_experts) a token can be routed to"},
+    {"MoE: negative expert count", HF, LITERAL, MIXTRAL_N("-8", "\"num_experts_per_tok\": 2"),
+     "config.json:1:53: num_local_experts: -8 is not > 0"},
+    {"MoE: the default top-k over the experts", HF, LITERAL,
+     "{\"model_type\": \"mixtral\", \"num_local_experts\": 1, \"hidden_size\": 4096, " L_REST "}",
+     "config.json:1:27: num_local_experts: 1 is fewer than the 2 experts per token "
+     "num_experts_per_tok defaults to"},
+    {"MoE: zero top-k", HF, LITERAL, MIXTRAL("\"num_experts_per_tok\": 0"),
+     "config.json:1:27: num_experts_per_tok: 0 is not > 0"},
+    {"MoE: no expert count", HF, LITERAL,
+     "{\"model_type\": \"mixtral\", \"hidden_size\": 4096, " L_REST "}",
+     "config.json: num_local_experts: required key is missing (the expert count: "
+     "num_local_experts, n_routed_experts, num_routed_experts or num_experts)"},
+    {"MoE: negative expert width", HF, LITERAL,
+     QWEN3MOE("\"moe_intermediate_size\": -768, \"mlp_only_layers\": []"),
+     "config.json:1:29: moe_intermediate_size: -768 is not > 0"},
+    {"MoE: dense layer out of range", HF, LITERAL,
+     QWEN3MOE("\"moe_intermediate_size\": 768, \"mlp_only_layers\": [48]"),
+     "config.json:1:59: mlp_only_layers: [48] holds a number out of range, not a layer "
+     "number in [0, 32)"},
+    {"MoE: sparse step past the last layer", HF, LITERAL,
+     QWEN3MOE("\"moe_intermediate_size\": 768, \"decoder_sparse_step\": 64"),
+     "config.json:1:59: decoder_sparse_step: 64 leaves no MoE layer (num_hidden_layers=32, "
+     "decoder_sparse_step=64)"},
+    {"MoE: expert groups do not divide the experts", HF, LITERAL, DSV3("\"n_group\": 7, \"kv_lora_rank\": 512"),
+     "config.json:1:2: n_group: 7 does not divide the 256 routed experts"},
+    {"MoE: every layer dense", HF, LITERAL, DSV3("\"first_k_dense_replace\": 61, \"kv_lora_rank\": 512"),
+     "config.json:1:2: first_k_dense_replace: 61 leaves no MoE layer (num_hidden_layers=61, "
+     "first_k_dense_replace=61, moe_layer_freq=1)"},
+    {"MLA: negative kv_lora_rank", HF, LITERAL, DSV3("\"kv_lora_rank\": -512"),
+     "config.json:1:2: kv_lora_rank: -512 is not > 0"},
+    {"MLA: no kv_lora_rank", HF, LITERAL, DSV3("\"n_group\": 8"),
+     "config.json: kv_lora_rank: required key is missing"},
+    {"MoE: negative multi-token prediction", HF, LITERAL,
+     DSV3("\"num_nextn_predict_layers\": -1, \"kv_lora_rank\": 512"),
+     "config.json:1:2: num_nextn_predict_layers: -1 is out of range [0, 2147483648]"},
     {"expert count 2^63", HF, LITERAL,
      LLAMA("\"hidden_size\": 4096, \"num_experts\": 9223372036854775808.0"),
      "config.json:1:46: num_experts: 9.22337203685478e18 is out of range [0, 9223372036854775807]"},
@@ -358,7 +416,7 @@ static const mcase cases[] = {
     /* ---- --space ---- */
     {"space: unknown key", SPACE, LITERAL, "tq=2",
      "--space:1:1: \"tq\" is not KEY=VALUES with KEY one of tp pp dp cp vpp mbs gbs sp zero "
-     "recompute schedule offload pp_first pp_last"},
+     "recompute schedule offload pp_first pp_last ep etp"},
     {"space: no value", SPACE, LITERAL, "pp=2 tp=",
      "--space:1:6: tp= gives no value (a list A,B,C or a range LO..HI)"},
     {"space: empty list item", SPACE, LITERAL, "tp=4,,8",
@@ -473,7 +531,7 @@ static pt_status run_case(const mcase *c, const char *in, pt_diag *d)
     pt_strategy st;
     pt_space sp;
     pt_vresult r;
-    pt_job job = {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job job = {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     unsigned set = 0;
     char *text = NULL;
     pt_status s = PT_OK;

@@ -53,7 +53,7 @@ static void test_brute_force(void **state)
 {
     pt_model m = model("llama3-8b");
     pt_cluster c = cluster("dgx-h100", 16);
-    pt_job j = {4096, 32, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {4096, 32, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_opts o = opts(1000000, 1, 32);
     pt_search_result r;
     pt_diag d;
@@ -130,7 +130,7 @@ static void test_threads_and_pruning(void **state)
 {
     pt_model m = model("gpt3-175b");
     pt_cluster c = cluster("dgx-a100-80g", 512);
-    pt_job j = {2048, 1536, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {2048, 1536, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_result r1, r2, r5, rn;
     pt_search_opts o = opts(8, 1, 1536);
     pt_diag d;
@@ -188,7 +188,7 @@ static void test_gbs_range(void **state)
 {
     pt_model m = model("llama3-8b");
     pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = {8192, 256, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {8192, 256, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_opts o = opts(50, 2, 256);
     pt_search_result r;
     pt_diag d;
@@ -213,7 +213,7 @@ static void test_uneven_stages(void **state)
 {
     pt_model m = model("llama3-70b");
     pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = {8192, 64, PT_BF16, 1, PT_ENGINE_MEGATRON};
+    pt_job j = {8192, 64, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
     pt_search_opts o = opts(5, 2, 64);
     pt_search_result r;
     pt_strategy even;
@@ -236,6 +236,68 @@ static void test_uneven_stages(void **state)
     pt_search_free(&r);
 }
 
+/* A MoE model: Qwen3-235B-A22B on 64 H100 (8 nodes of 8 on NVLink, 50 GB/s
+ * per GPU of InfiniBand between them) must shard its 128 experts (235B
+ * parameters do not fit otherwise).  The search keeps the expert-parallel
+ * group inside one NVLink domain: its four all-to-alls per MoE layer at
+ * NVLink speed cost less than anything a wider group saves.  Forcing the
+ * group across nodes (ep=16 or 32 with etp=1, or ep=8 with etp=2) is slower,
+ * mostly by the all-to-all (test_cost.c test_ep_placement prices one
+ * strategy both ways). */
+static void test_moe_ep_inside_node(void **state)
+{
+    pt_model m = model("qwen3-235b-a22b");
+    pt_cluster c = cluster("dgx-h100", 64);
+    pt_job j = {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_search_opts o = opts(3, 2, 512), wide = opts(1, 2, 512);
+    pt_search_result r, rw;
+    pt_diag d;
+    const pt_plan *b;
+    (void)state;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+    assert_true(r.n > 0);
+    b = &r.plans[0];
+    assert_true(b->st.ep > 1);
+    assert_int_equal(pt_coll_level(&c, b->st.ep, b->st.etp), 0);
+    assert_true(b->cost.time.ep_comm > 0.0);
+    /* every expert grid spanning nodes */
+    assert_int_equal(pt_space_parse("ep=16,32,64,128", "--space", &wide.space, &d), PT_OK);
+    assert_int_equal(pt_search(&m, &c, &j, &wide, &rw, &d), PT_OK);
+    assert_true(rw.n > 0);
+    assert_true(pt_coll_level(&c, rw.plans[0].st.ep, rw.plans[0].st.etp) > 0);
+    assert_true(rw.plans[0].cost.step_time_s > b->cost.step_time_s);
+    /* with Megatron's 1F1B (no DualPipe to hide the all-to-all behind the
+     * paired micro-batch) the wide group's all-to-all is what costs more */
+    {
+        pt_search_opts o1 = opts(1, 2, 512), w1 = opts(1, 2, 512);
+        pt_search_result r1, rw1;
+        assert_int_equal(pt_space_parse("schedule=1f1b", "--space", &o1.space, &d), PT_OK);
+        assert_int_equal(pt_space_parse("schedule=1f1b ep=16,32,64,128", "--space", &w1.space, &d), PT_OK);
+        assert_int_equal(pt_search(&m, &c, &j, &o1, &r1, &d), PT_OK);
+        assert_int_equal(pt_search(&m, &c, &j, &w1, &rw1, &d), PT_OK);
+        assert_true(r1.n > 0 && rw1.n > 0);
+        assert_int_equal(pt_coll_level(&c, r1.plans[0].st.ep, r1.plans[0].st.etp), 0);
+        assert_true(rw1.plans[0].cost.step_time_s > r1.plans[0].cost.step_time_s);
+        assert_true(rw1.plans[0].cost.time.ep_comm > r1.plans[0].cost.time.ep_comm);
+        pt_search_free(&r1);
+        pt_search_free(&rw1);
+    }
+    /* a dense model is searched with ep=1, etp=tp only */
+    {
+        pt_model l = model("llama3-8b");
+        pt_search_result rl;
+        pt_search_opts ol = opts(5, 2, 512);
+        assert_int_equal(pt_search(&l, &c, &j, &ol, &rl, &d), PT_OK);
+        for (int k = 0; k < rl.n; k++) {
+            assert_int_equal(rl.plans[k].st.ep, 1);
+            assert_int_equal(rl.plans[k].st.etp, rl.plans[k].st.tp);
+        }
+        pt_search_free(&rl);
+    }
+    pt_search_free(&r);
+    pt_search_free(&rw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_space),
         cmocka_unit_test(test_gbs_range),
         cmocka_unit_test(test_uneven_stages),
+        cmocka_unit_test(test_moe_ep_inside_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -391,6 +391,49 @@ static void test_rules(void **state)
     }
 }
 
+/* Expert parallelism on MoE models (Megatron-Core's rules, strategy.c
+ * expert_rules): experts % ep, moe_ffn % etp, ep*etp | tp*cp*dp, SP with
+ * tp > 1; and DeepSeek-V3's 61 layers on pp=16 get an uneven split. */
+static void test_expert_rules(void **state)
+{
+    static const struct {
+        const char *model, *text;
+        int64_t devices;
+        const char *field, *msg; /* NULL: accepted */
+    } t[] = {
+        {"mixtral-8x7b", "ep=8", 64, NULL, NULL},
+        {"mixtral-8x7b", "tp=2 ep=4 etp=1", 64, NULL, NULL},
+        {"mixtral-8x7b", "ep=3", 48, "ep", "ep=3 does not divide the 8 experts"},
+        {"mixtral-8x7b", "ep=16", 64, "ep", "ep=16 does not divide the 8 experts"},
+        {"mixtral-8x7b", "tp=8 pp=8 ep=8", 64, "ep", "ep*etp = 8*8 does not divide tp*cp*dp = 8*1*1 = 8"},
+        {"mixtral-8x7b", "tp=2 sp=0", 64, "sp", "needs sequence parallelism"},
+        {"qwen3-30b-a3b", "etp=5 ep=1", 64, "etp", "etp=5 does not divide moe_ffn_hidden_size=768"},
+        {"deepseek-v3", "tp=2 pp=16 ep=64 etp=1", 1024, NULL, NULL},
+        {"deepseek-v3", "pp=2", 64, "pp", "pp=2 does not divide num_layers=61"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        pt_model m;
+        pt_cluster c = h100(t[i].devices);
+        pt_job j = job(4096, 1024);
+        pt_strategy st;
+        pt_diag d;
+        unsigned set;
+        pt_status s;
+        if (pt_model_builtin(t[i].model, &m, &d) != PT_OK) fail_msg("%s", d.msg);
+        assert_int_equal(pt_strategy_parse(t[i].text, &st, &set, &d), PT_OK);
+        s = pt_strategy_resolve(&st, set, &m, &c, &j, &d);
+        if (!t[i].field) {
+            if (s != PT_OK) fail_msg("%s \"%s\": refused: %s", t[i].model, t[i].text, d.msg);
+            continue;
+        }
+        if (s != PT_EINPUT) fail_msg("%s \"%s\": accepted", t[i].model, t[i].text);
+        if (strcmp(d.field, t[i].field) != 0 || !strstr(d.msg, t[i].msg))
+            fail_msg("%s \"%s\": %s: %s, want %s: ...%s...", t[i].model, t[i].text, d.field, d.msg,
+                     t[i].field, t[i].msg);
+    }
+}
+
 /* Rules only pt_strategy_check can meet (resolve or parse stops them earlier),
  * and one that needs a model the catalog has no example of. */
 static void test_check_direct(void **state)
@@ -444,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_resolve_refuses),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_expert_rules),
         cmocka_unit_test(test_check_direct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * published figures, the Hugging Face config reader (fixtures in tests/data/hf/,
  * run from the repository root), its error messages, and the built-in catalog.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -330,18 +331,20 @@ static void test_hf_errors(void **state)
          "model_type", "model_type: \"bert\" is not a supported model_type (supported: llama,", 2},
         {"missing model_type", "{\n  \"hidden_size\": 768\n}\n", "model_type",
          "model_type: required key is missing", 0},
-        {"MoE model_type",
+        {"MoE model_type without an expert count",
          "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"model_type\": \"mixtral\",\n"
-         "  \"num_local_experts\": 8\n}\n",
-         "model_type",
-         "model_type \"mixtral\": mixture-of-experts models are not supported yet "
-         "(dense transformers only)",
-         3},
-        {"MoE by expert count",
+         "  \"hidden_size\": 4096,\n  \"num_attention_heads\": 32,\n" LLAMA_REST "}\n",
+         "num_local_experts", "num_local_experts: required key is missing (the expert count", 0},
+        {"MoE by expert count on a dense model_type",
          "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
          "  \"num_attention_heads\": 32,\n  \"num_local_experts\": 8,\n" LLAMA_REST "}\n",
          "num_local_experts",
-         "num_local_experts 8: mixture-of-experts models are not supported yet", 5},
+         "num_local_experts 8: model_type \"llama\" is a dense model; a config with experts names its "
+         "MoE model_type", 5},
+        {"MoE model_type not supported",
+         "{\n  \"model_type\": \"dbrx\",\n  \"d_model\": 6144\n}\n", "model_type",
+         "model_type \"dbrx\": this model type is not supported yet (mixture-of-experts model types: "
+         "mixtral,", 2},
         {"gpt2 heads", "{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 2,\n"
                        " \"n_head\": 5, \"n_positions\": 64, \"vocab_size\": 10}",
          "n_head", "n_head: 5 does not divide n_embd=768", 2},
@@ -447,6 +450,105 @@ static void test_model_check(void **state)
 
 /* The names table in model.c and data/models.json list the same models in the
  * same order, and every one loads and passes pt_model_check. */
+/* Total and active parameters of MoE models read from their Hub config.json
+ * (tests/data/hf: the Hub files' keys, values as in the copies named in
+ * ../shared/reference/engines-and-formats.md section e), against the model
+ * cards, within 1%:
+ *   Mixtral 8x7B (Jiang et al. 2024, "Mixtral of Experts"): 46.7B total,
+ *     12.9B active.  Partita: 46,702,792,704 and 12,879,921,152 (both
+ *     embedding matrices, 2 x 131M, counted in both).
+ *   Qwen3-30B-A3B (Qwen3 model card): 30.5B total, 3.3B activated.  Partita
+ *     30.53B and 3.35B; the card's 3.3B is rounded down, and Partita leaves
+ *     out q_norm/k_norm (256 per layer).
+ *   DeepSeek-V3 (model card / technical report): 671B total, 37B activated,
+ *     without the multi-token-prediction module (the Hub's 685B = 671B + 14B
+ *     MTP).  Partita 671.03B and 37.55B: 1.5% over 37B because Partita counts
+ *     the input embedding (0.93B) as active too; without it 36.6B (1.0% under).
+ * Hand check of one DeepSeek-V3 MoE layer: MLA 187.1M (q_a 7168*1536, q_b
+ * 1536*128*192, kv_a 7168*576, kv_b 512*128*256, o 128*128*7168, norms),
+ * 256 experts x 3*7168*2048, shared 3*7168*2048, router 256*7168. */
+static void test_moe_params(void **state)
+{
+    static const struct {
+        const char *path;
+        double total, active, tol;
+        int64_t experts, topk, moe_ffn, dense;
+    } t[] = {
+        {"tests/data/hf/mixtral-8x7b.json", 46.7e9, 12.9e9, 0.01, 8, 2, 14336, 0},
+        {"tests/data/hf/qwen3-30b-a3b.json", 30.5e9, 3.3e9, 0.02, 128, 8, 768, 0},
+        {"tests/data/hf/deepseek-v3.json", 671e9, 37e9, 0.02, 256, 8, 2048, 3},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        pt_model m = load(t[i].path);
+        double tot = (double)pt_model_params(&m), act = (double)pt_model_active_params(&m);
+        if (fabs(tot / t[i].total - 1.0) > t[i].tol || fabs(act / t[i].active - 1.0) > t[i].tol)
+            fail_msg("%s: %.3fB total, %.3fB active; model card %.1fB / %.1fB", t[i].path, tot / 1e9,
+                     act / 1e9, t[i].total / 1e9, t[i].active / 1e9);
+        assert_int_equal(m.experts, t[i].experts);
+        assert_int_equal(m.topk, t[i].topk);
+        assert_int_equal(m.moe_ffn, t[i].moe_ffn);
+        assert_int_equal(m.dense_layers, t[i].dense);
+    }
+    {
+        pt_model m = load("tests/data/hf/mixtral-8x7b.json");
+        assert_int_equal(pt_model_params(&m), 46702792704LL);
+        assert_int_equal(pt_model_active_params(&m), 12879925248LL);
+    }
+    {
+        /* DeepSeek-V3's MLA and layer split; the MTP module is not counted */
+        pt_model m = load("tests/data/hf/deepseek-v3.json");
+        assert_int_equal(m.mla, 1);
+        assert_int_equal(m.mtp_layers, 1);
+        assert_int_equal(m.shared_ffn, 2048);
+        assert_int_equal(pt_model_attn_params(&m),
+                         7168LL * 1536 + 1536 + 1536LL * 128 * 192 + 7168LL * 576 + 512 +
+                             512LL * 128 * 256 + 128LL * 128 * 7168 + 2 * 7168);
+        assert_int_equal(pt_model_expert_params(&m), 256LL * 3 * 7168 * 2048);
+        assert_int_equal(pt_model_moe_layers(&m), 58);
+    }
+    {
+        /* the built-ins: the other model cards (Mixtral 8x22B 141B / 39B;
+         * Qwen3-235B-A22B 235B / 22B; gpt-oss-120b 116.8B / 5.1B, the card
+         * counting one of its two 0.58B embedding matrices) */
+        static const struct {
+            const char *name;
+            double total, active, tol;
+        } b[] = {
+            {"mixtral-8x22b", 141e9, 39e9, 0.01},     {"qwen3-235b-a22b", 235e9, 22e9, 0.01},
+            {"gpt-oss-120b", 116.8e9, 5.1e9 + 0.58e9, 0.01}, {"deepseek-v3", 671e9, 37e9, 0.02},
+            {"mixtral-8x7b", 46.7e9, 12.9e9, 0.01},   {"qwen3-30b-a3b", 30.5e9, 3.3e9, 0.02},
+        };
+        for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
+            pt_model m;
+            pt_diag d;
+            double tot, act;
+            assert_int_equal(pt_model_builtin(b[i].name, &m, &d), PT_OK);
+            tot = (double)pt_model_params(&m);
+            act = (double)pt_model_active_params(&m);
+            if (fabs(tot / b[i].total - 1.0) > b[i].tol || fabs(act / b[i].active - 1.0) > b[i].tol)
+                fail_msg("%s: %.3fB total, %.3fB active; model card %.1fB / %.2fB", b[i].name,
+                         tot / 1e9, act / 1e9, b[i].total / 1e9, b[i].active / 1e9);
+        }
+    }
+    {
+        /* the SimAI Hub copy's spelling of the DeepSeek expert keys */
+        pt_model m;
+        pt_diag d;
+        const char *cfg =
+            "{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"intermediate_size\": 18432, "
+            "\"moe_intermediate_size\": 2048, \"num_hidden_layers\": 61, \"num_attention_heads\": 128, "
+            "\"num_routed_experts\": 256, \"num_shared_experts\": 1, \"num_experts_per_tok\": 8, "
+            "\"first_k_dense_replace\": 3, \"q_lora_rank\": 1536, \"kv_lora_rank\": 512, "
+            "\"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, \"v_head_dim\": 128, "
+            "\"vocab_size\": 129280, \"max_position_embeddings\": 163840}";
+        pt_model ref = load("tests/data/hf/deepseek-v3.json");
+        assert_int_equal(pt_hf_parse(cfg, "simai.json", &m, &d), PT_OK);
+        assert_int_equal(pt_model_params(&m), pt_model_params(&ref));
+        assert_int_equal(pt_model_active_params(&m), pt_model_active_params(&ref));
+    }
+}
+
 static void test_catalog(void **state)
 {
     json_error_t err;
@@ -506,7 +608,7 @@ int main(void)
         cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
-        cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),
+        cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

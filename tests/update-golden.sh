@@ -34,3 +34,7 @@ golden eval_gpt3_175b gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batc
 # Llama 3 8B with ZeRO-3 on 8 DGX H100 nodes.
 golden eval_llama3_8b llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 \
     --seq-len 8192 --strategy "tp=2 pp=1 zero=3"
+# DeepSeek-V3 as NVIDIA's DGX Cloud benchmark runs it on 128 DGX H100 nodes
+# (BF16, seq 4096, gbs 8192, tp=2 pp=16 ep=64 etp=1; published step 52 s).
+golden eval_deepseek_v3 deepseek-v3 --cluster dgx-h100 --gpus 1024 --seq-len 4096 \
+    --strategy "tp=2 pp=16 ep=64 etp=1 mbs=1 gbs=8192"

@@ -66,6 +66,9 @@ int cmd_eval(int argc, char **argv)
         char *text;
         json_t *head = json_object();
         json_object_set_new(head, "model", json_string(m.name));
+        /* parameters: all of them, and what one token uses (MoE: topk experts) */
+        json_object_set_new(head, "params_total", json_integer(pt_model_params(&m)));
+        json_object_set_new(head, "params_active", json_integer(pt_model_active_params(&m)));
         json_object_set_new(head, "cluster", json_string(c.name));
         json_object_set_new(head, "device", json_string(c.dev.name));
         json_object_set_new(head, "devices", json_integer(c.devices));

@@ -10,15 +10,22 @@ int cmd_models(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    printf("%-16s %9s %7s %7s %6s %5s %7s %8s\n", "name", "params", "layers", "hidden", "heads",
-           "kv", "ffn", "vocab");
+    /* params: all of them; active: what one token uses (MoE: topk of the
+     * routed experts); experts: routed experts / per token, and the width */
+    printf("%-16s %9s %9s %7s %7s %6s %5s %7s %8s  %s\n", "name", "params", "active", "layers",
+           "hidden", "heads", "kv", "ffn", "vocab", "experts");
     for (int i = 0; i < pt_model_catalog_count(); i++) {
         pt_model m;
         pt_diag d;
+        char ex[64] = "-";
         if (pt_model_builtin(pt_model_catalog_name(i), &m, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
-        printf("%-16s %8.2fB %7lld %7lld %6lld %5lld %7lld %8lld\n", m.name,
-               (double)pt_model_params(&m) / 1e9, (long long)m.layers, (long long)m.hidden,
-               (long long)m.heads, (long long)m.kv_heads, (long long)m.ffn, (long long)m.vocab);
+        if (m.experts > 0)
+            snprintf(ex, sizeof ex, "%lld top-%lld x %lld%s", (long long)m.experts, (long long)m.topk,
+                     (long long)m.moe_ffn, m.shared_ffn > 0 ? " + shared" : "");
+        printf("%-16s %8.2fB %8.2fB %7lld %7lld %6lld %5lld %7lld %8lld  %s\n", m.name,
+               (double)pt_model_params(&m) / 1e9, (double)pt_model_active_params(&m) / 1e9,
+               (long long)m.layers, (long long)m.hidden, (long long)m.heads, (long long)m.kv_heads,
+               (long long)m.ffn, (long long)m.vocab, ex);
     }
     printf("\n%-16s %9s %7s %14s  %s\n", "graph", "params", "layers", "GFLOP/sample", "sample");
     for (int i = 0; i < pt_graph_catalog_count(); i++) {

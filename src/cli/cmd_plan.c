@@ -36,6 +36,7 @@ static const char *part_level(const pt_cluster *c, const pt_strategy *st, int k)
     int lv = -1;
     if (k == 1) lv = pt_coll_level(c, st->tp, 1);
     else if (k == 2) lv = pt_coll_level(c, st->cp, st->tp);
+    else if (k == 3 && st->ep > 1) lv = pt_coll_level(c, st->ep, st->etp); /* expert grid: etp, ep */
     else if (k == 4) lv = pt_coll_level(c, st->pp, (int64_t)st->tp * st->cp * st->dp);
     else if (k == 5) lv = pt_coll_level(c, (int64_t)st->dp * st->cp, st->tp);
     return lv >= 0 ? c->level[lv].name : NULL;
@@ -61,6 +62,10 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
                  p->st.sp, p->st.zero, pt_recompute_name(p->st.recompute),
                  pt_schedule_name(p->st.schedule), p->st.offload ? " offload=" : "",
                  p->st.offload ? pt_offload_name(p->st.offload) : "");
+        if (p->st.ep > 1 || p->st.etp != p->st.tp) { /* MoE: the expert grid */
+            size_t k = strlen(s);
+            snprintf(s + k, sizeof s - k, " ep=%d etp=%d", p->st.ep, p->st.etp);
+        }
         if (p->st.pp_first) {
             size_t k = strlen(s);
             snprintf(s + k, sizeof s - k, " layers %d/../%d", p->st.pp_first, p->st.pp_last);
@@ -78,7 +83,8 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
     }
 }
 
-static void explain(const pt_cluster *c, const pt_search_opts *so, const pt_search_result *r)
+static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts *so,
+                    const pt_search_result *r)
 {
     const pt_plan *b = &r->plans[0];
     char s[256];
@@ -96,6 +102,7 @@ static void explain(const pt_cluster *c, const pt_search_opts *so, const pt_sear
         else if (d == PT_D_SCHEDULE) snprintf(v, sizeof v, "%s", pt_schedule_name((pt_schedule)bv));
         else if (d == PT_D_OFFLOAD) snprintf(v, sizeof v, "%s", pt_offload_name((pt_offload)bv));
         else snprintf(v, sizeof v, "%lld", (long long)bv);
+        if ((d == PT_D_EP || d == PT_D_ETP) && m->experts == 0) continue; /* dense: nothing to say */
         if (!r->have_alt[d]) {
             int pinned = (d == PT_D_GBS && so->gbs_lo == so->gbs_hi) ||
                          (so->space.kind[d] == 1 && so->space.n[d] == 1);
@@ -297,13 +304,14 @@ int cmd_plan(int argc, char **argv)
         static const unsigned bits[PT_D_COUNT] = {PT_K_TP, PT_K_PP, PT_K_DP, PT_K_CP, PT_K_VPP,
                                                   PT_K_MBS, PT_K_GBS, PT_K_SP, PT_K_ZERO,
                                                   PT_K_RECOMPUTE, PT_K_SCHEDULE, PT_K_OFFLOAD,
-                                                  PT_K_PP_FIRST, PT_K_PP_LAST};
+                                                  PT_K_PP_FIRST, PT_K_PP_LAST, PT_K_EP, PT_K_ETP};
         if ((s = pt_strategy_parse(fix, &f, &set, &d)) != PT_OK) {
             pt_strlcpy(d.file, "--fix", sizeof d.file);
             return cli_fail(s, &d);
         }
-        if ((set & PT_K_EP && f.ep != 1) || (set & PT_K_ETP))
-            return cli_usage("--fix: ep and etp apply to mixture-of-experts models only");
+        if (m.experts == 0 && ((set & PT_K_EP && f.ep != 1) || (set & PT_K_ETP)))
+            return cli_usage("--fix: ep and etp apply to mixture-of-experts models only (%s is dense)",
+                             m.name);
         for (int k = 0; k < PT_D_COUNT; k++)
             if (set & bits[k]) { /* pinned: a one-value list */
                 so.space.kind[k] = 1;
@@ -437,7 +445,7 @@ int cmd_plan(int argc, char **argv)
                 pt_sim_free(&sim);
             }
         }
-        if (explain_f) explain(&c, &so, &r);
+        if (explain_f) explain(&m, &c, &so, &r);
     }
     pt_search_free(&r);
     return 0;

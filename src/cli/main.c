@@ -26,7 +26,9 @@ static const char usage[] =
     "       --plans: the best plan found for each Megatron run against its published strategy\n"
     "  scale GRAPH --cluster C --max-gpus N [--stat-eff FILE.csv] [--json] [--svg FILE.svg]\n"
     "       time to train against GPUs: data parallel alone vs hybrid data x model parallel\n"
-    "  models | devices | clusters   list what is built in\n";
+    "  models | devices | clusters   list what is built in\n"
+    "  MoE models (plan and eval): [--moe-imbalance X] busiest device's routed tokens over the\n"
+    "       even share (default 1.25); [--moe-capacity F] expert capacity factor (default dropless)\n";
 
 int cli_fail(pt_status st, const pt_diag *d)
 {
@@ -66,6 +68,23 @@ int cli_job_option(cli_job *o, const char *a, const char *v)
     if (!strcmp(a, "--no-flash-attention")) {
         o->job.flash_attention = 0;
         return 1;
+    }
+    if (!strcmp(a, "--moe-imbalance") || !strcmp(a, "--moe-capacity")) {
+        /* routed-token load of the busiest device over the even share (>= 1),
+         * or the expert capacity factor (> 0): MoE models only */
+        char *end = NULL;
+        double x;
+        if (!v) return -cli_usage("%s needs a value", a);
+        x = strtod(v, &end);
+        if (!end || *end || !(x > 0.0) || x > 1000.0 ||
+            (!strcmp(a, "--moe-imbalance") && x < 1.0))
+            return -cli_usage("%s: \"%s\" is not a number in [%s, 1000]", a, v,
+                              !strcmp(a, "--moe-imbalance") ? "1" : "0.01");
+        if (!strcmp(a, "--moe-capacity") && x < 0.01)
+            return -cli_usage("%s: \"%s\" is not a number in [0.01, 1000]", a, v);
+        if (!strcmp(a, "--moe-imbalance")) o->job.moe_imbalance = x;
+        else o->job.moe_capacity = x;
+        return 2;
     }
     if (!strcmp(a, "--cluster") || !strcmp(a, "--gpus") || !strcmp(a, "--seq-len") ||
         !strcmp(a, "--dtype") || !strcmp(a, "--engine")) {

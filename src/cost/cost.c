@@ -1,6 +1,7 @@
 /*
  * cost.c -- the analytic cost model: time of one training step and memory of
- * the busiest device for a dense transformer, a cluster and a strategy.
+ * the busiest device for a transformer (dense or mixture-of-experts), a
+ * cluster and a strategy.
  *
  * Sources (DESIGN.md "Facts"):
  *  - GEMM FLOPs 2*M*N*K; backward = data-gradient + weight-gradient GEMMs, each
@@ -49,6 +50,32 @@
  *    activation_bytes), times the micro-batches the schedule keeps in flight.
  *  - Allowance: 1 GiB for the CUDA context, cuBLAS and NCCL workspaces, plus
  *    5% of the rest for allocator fragmentation ("other").
+ *  - Mixture of experts (moe_block): router GEMM, shared experts split by tp,
+ *    routed experts as E/ep grouped GEMMs of Te*topk*etp*ep/E rows each on
+ *    the same GEMM efficiency ramp (small experts get small, slow GEMMs);
+ *    Megatron-Core's all-to-all token dispatcher: dispatch and combine forward,
+ *    their gradients backward, over the ep group (ranks etp apart, Megatron's
+ *    expert rank order etp-ep-edp-pp), priced over the cluster's levels
+ *    ((n-1)/n * S / bw per level, coll.c) and charged to time.ep_comm on the
+ *    critical path (DualPipe hides it behind the paired micro-batch's compute,
+ *    DeepSeek-V3 report section 3.2.1).  Expert compute and all-to-all bytes
+ *    are scaled by the busiest device's load, pt_cost_moe_load:
+ *    PT_MOE_IMBALANCE_DEFAULT = 1.25 comes from Switch Transformer (Fedus et
+ *    al. 2022, section 2.2 and Table 1): with its auxiliary load-balancing
+ *    loss it runs expert capacity factors 1.0-2.0, reports dropped tokens
+ *    "typically < 1%" and its best speed-quality at 1.0 and 1.25, i.e. the
+ *    busiest expert rarely needs more than 1.25x its even share.  Partita
+ *    takes 1.25 as the busiest device's load when nothing is dropped: an
+ *    assumption, not a measurement of a device's load; --moe-imbalance sets
+ *    it, and a capacity factor (--moe-capacity, default dropless) caps it.  Expert weights, gradients
+ *    and optimizer states are sharded by ep*etp, their ZeRO shards spread
+ *    over the expert data-parallel group tp*cp*dp/(ep*etp).  Every layer of a
+ *    MoE model keeps a MoE layer's activations (DeepSeek-V3's three dense
+ *    layers are priced as dense layers for time, not for memory).
+ *  - Multi-head latent attention: down-projections replicated over tp,
+ *    up-projections and output split by heads, attention over q.k width
+ *    qk_nope+qk_rope and value width v_head.  Sliding-window layers (gpt_oss)
+ *    attend to the window instead of the causal prefix.
  *
  * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
  */
@@ -129,12 +156,81 @@ typedef struct layer_t {
     double f, b;        /* compute forward / backward (backward includes recompute) */
     double tp_f, tp_b;  /* tensor-parallel collectives                              */
     double cp_f, cp_b;  /* exposed ring-attention transfers                         */
+    double ep_f, ep_b;  /* expert-parallel all-to-all (and etp gathers), MoE layers  */
     double flops_f;     /* model FLOPs forward, this device                         */
     double flops_rc;    /* extra FLOPs executed for recompute                        */
 } layer_t;
 
-static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *job,
-                        const pt_strategy *st, const hw *h, layer_t *o)
+double pt_cost_moe_load(const pt_job *job)
+{
+    double imb = job->moe_imbalance > 0 ? job->moe_imbalance : PT_MOE_IMBALANCE_DEFAULT;
+    if (job->moe_capacity > 0 && job->moe_capacity < imb) return job->moe_capacity;
+    return imb;
+}
+
+/* Key/value length attention sees per query, averaged over the layers:
+ * causal full attention keeps CAUSAL_FRACTION of s, a sliding window of w
+ * keeps w (gpt_oss: half the layers, w = 128). */
+static double attn_len(const pt_model *m, double s)
+{
+    double L = (double)m->layers, wl = (double)m->window_layers;
+    double w = m->window > 0 && (double)m->window < s ? (double)m->window : s * CAUSAL_FRACTION;
+    return ((L - wl) * s * CAUSAL_FRACTION + wl * w) / L;
+}
+
+/* The MoE block of one layer for one micro-batch on this device: router,
+ * shared experts, routed experts as grouped GEMMs, permutation, and the
+ * token dispatcher's all-to-all (Megatron-Core MoEAlltoAllTokenDispatcher).
+ *   Tokens: with SP each rank holds Te = T/tp tokens and routes Te*topk
+ *   token-expert pairs; etp ranks gather theirs, so one device computes
+ *   Te*topk*etp pairs at width moe_ffn/etp over E/ep local experts:
+ *   per expert M = Te*topk*etp*ep/E rows (the GEMMs shrink as experts grow;
+ *   each priced on the GEMM efficiency ramp at its own size), times the load
+ *   factor of the busiest device (pt_cost_moe_load).
+ *   All-to-all: each device sends and receives Te*topk*h activations within
+ *   its ep group (ranks etp apart: Megatron's expert grid orders etp, ep, edp),
+ *   dispatch and combine forward, their gradients backward (4 per layer),
+ *   priced over the cluster's levels (pt_coll_time PT_ALLTOALL); etp > 1 adds
+ *   an all-gather before the experts and a reduce-scatter after. */
+static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                      const hw *h, double T, double eb, double *f, double *bw, double *ewf,
+                      double *flops, layer_t *o)
+{
+    double t = st->tp, hd = (double)m->hidden, E = (double)m->experts, k = (double)m->topk;
+    double Te = st->sp ? T / t : T, lf = pt_cost_moe_load(job);
+    double nle = E / st->ep, N = (double)m->moe_ffn / st->etp, g = m->gated_mlp ? 2.0 : 1.0;
+    double pairs = Te * k * st->etp;               /* token-expert rows this device computes */
+    double Me = pairs * lf / nle;                  /* rows per local expert, busiest device   */
+    double sf = (double)m->shared_ffn / t, ef = 0, eb_ = 0;
+    /* router (fp32 logits of Te tokens) */
+    linear(h, h->peak16, 2.0, Te, E, hd, f, bw);
+    /* shared experts: tensor-parallel like a dense MLP */
+    if (sf > 0) {
+        linear(h, h->peak, eb, T, sf * g, hd, f, bw);
+        linear(h, h->peak, eb, T, hd, sf, f, bw);
+    }
+    /* routed experts: nle GEMMs of Me rows each, up (gate+up) and down */
+    linear(h, h->peak, eb, Me, N * g, hd, &ef, &eb_);
+    linear(h, h->peak, eb, Me, hd, N, &ef, &eb_);
+    *f += nle * ef;
+    *bw += nle * eb_;
+    *flops += 2.0 * Te * E * hd + 2.0 * T * hd * sf * (g + 1.0) + 2.0 * pairs * hd * N * (g + 1.0);
+    /* element-wise: permute and unpermute (r+w of each routed row), the
+     * weighted combine, the expert and shared activations, router softmax */
+    *ewf += pairs * lf * hd * 2.0 * 2.0 * 2.0 + pairs * lf * N * (m->gated_mlp ? 6.0 : 4.0) +
+            T * sf * (m->gated_mlp ? 6.0 : 4.0) + Te * E * 4.0 * 2.0;
+    /* the dispatcher's communication */
+    {
+        double bytes = Te * k * hd * 2.0 * lf; /* bf16 activations each way */
+        double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(bytes), st->ep, st->etp);
+        double gat = st->etp > 1 ? pt_coll_time(c, PT_ALLGATHER, bytes_i64(bytes * st->etp), st->etp, 1) : 0.0;
+        o->ep_f = 2.0 * a2a + 2.0 * gat; /* dispatch + combine; AG + RS over etp */
+        o->ep_b = 2.0 * a2a + 2.0 * gat;
+    }
+}
+
+static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                             const pt_strategy *st, const hw *h, int moe, layer_t *o)
 {
     double t = st->tp, b = st->mbs, s = (double)job->seq_len, sq = s / st->cp;
     double T = b * sq;                       /* tokens of this rank's micro-batch */
@@ -146,15 +242,76 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
     double act = 2.0 * T * hd;               /* bytes of one b*s*h activation    */
     double score = b * at * sq * s;          /* attention score elements          */
     int64_t tpn = st->tp, cpn = st->cp;
+    int plain = !moe && !m->mla && !m->window_layers; /* the dense-transformer path */
 
     memset(o, 0, sizeof *o);
-    /* Linear layers: QKV, output projection, MLP in and out. */
-    linear(h, h->peak, eb, T, (at + 2 * kt) * d, hd, &f, &bw);
-    linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
-    linear(h, h->peak, eb, T, ft * (m->gated_mlp ? 2 : 1), hd, &f, &bw);
-    linear(h, h->peak, eb, T, hd, ft, &f, &bw);
-    o->flops_f = 2.0 * T * hd * ((at + 2 * kt) * d + at * d + ft * (m->gated_mlp ? 3 : 2)) +
-                 4.0 * score * d;
+    if (plain) {
+        /* Linear layers: QKV, output projection, MLP in and out. */
+        linear(h, h->peak, eb, T, (at + 2 * kt) * d, hd, &f, &bw);
+        linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
+        linear(h, h->peak, eb, T, ft * (m->gated_mlp ? 2 : 1), hd, &f, &bw);
+        linear(h, h->peak, eb, T, hd, ft, &f, &bw);
+        o->flops_f = 2.0 * T * hd * ((at + 2 * kt) * d + at * d + ft * (m->gated_mlp ? 3 : 2)) +
+                     4.0 * score * d;
+    } else {
+        double dqk = d, dv = d, fl;
+        if (m->mla) {
+            /* MLA: the down-projections (h -> q_lora, h -> kv_lora + rope) are
+             * replicated over tp, the up-projections and the output split by
+             * heads (Megatron-Core MLASelfAttention) */
+            double ql = (double)m->q_lora, kl = (double)m->kv_lora, rope = (double)m->qk_rope;
+            dqk = (double)(m->qk_nope + m->qk_rope);
+            dv = (double)m->v_head;
+            if (ql > 0) {
+                linear(h, h->peak, eb, T, ql, hd, &f, &bw);
+                linear(h, h->peak, eb, T, at * dqk, ql, &f, &bw);
+            } else {
+                linear(h, h->peak, eb, T, at * dqk, hd, &f, &bw);
+            }
+            linear(h, h->peak, eb, T, kl + rope, hd, &f, &bw);
+            linear(h, h->peak, eb, T, at * ((double)m->qk_nope + dv), kl, &f, &bw);
+            linear(h, h->peak, eb, T, hd, at * dv, &f, &bw);
+            o->flops_f = 2.0 * T * ((ql > 0 ? hd * ql + ql * at * dqk : hd * at * dqk) + hd * (kl + rope) +
+                                    kl * at * ((double)m->qk_nope + dv) + at * dv * hd);
+        } else {
+            linear(h, h->peak, eb, T, (at + 2 * kt) * d, hd, &f, &bw);
+            linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
+            o->flops_f = 2.0 * T * hd * ((at + 2 * kt) * d + at * d);
+        }
+        /* model FLOPs of QK^T and AV, counted over the full s like the
+         * dense path (Narayanan's convention), sliding layers over w */
+        fl = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s) / CAUSAL_FRACTION;
+        o->flops_f += fl;
+        if (moe) {
+            moe_block(m, c, job, st, h, T, eb, &f, &bw, &ewf, &o->flops_f, o);
+        } else {
+            linear(h, h->peak, eb, T, ft * (m->gated_mlp ? 2 : 1), hd, &f, &bw);
+            linear(h, h->peak, eb, T, hd, ft, &f, &bw);
+            o->flops_f += 2.0 * T * hd * ft * (m->gated_mlp ? 3 : 2);
+            ewf += T * ft * (m->gated_mlp ? 6.0 : 4.0);
+        }
+        /* attention core: same as below with MLA's widths and the window */
+        if (job->flash_attention) {
+            double fa = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s);
+            double eff = h->attn_eff * s / (s + FLASH_HALF_SEQ);
+            attn_f = fa / (h->peak16 * eff);
+            attn_b = FLASH_BWD_FACTOR * fa / (h->peak16 * eff);
+            o->flops_rc += 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s) / CAUSAL_FRACTION;
+        } else {
+            double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score;
+            double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
+            attn_f = gemm(h, h->peak16, sq, s, dqk, b * at, 2.0) + gemm(h, h->peak16, sq, dv, s, b * at, 2.0) +
+                     ew(h, smf, m->dropout ? 2 : 1);
+            attn_b = 2.0 * (attn_f - ew(h, smf, 1)) + ew(h, smb, m->dropout ? 2 : 1);
+        }
+        ewf += Te * hd * (2 * 4.0 + 2 * (m->dropout ? 7.0 : 6.0)) +
+               (m->learned_pos ? 0.0 : T * (at + kt) * d * 4.0) +
+               (job->dtype == PT_FP8 ? T * (hd * 2 + at * dv + (moe ? 0.0 : ft)) * 3.0 : 0.0);
+        kern = 7.0 + (job->dtype == PT_FP8 ? 4.0 : 0.0) + (moe ? 8.0 : 0.0);
+        o->f = f + attn_f + ew(h, ewf, kern);
+        o->b = bw + attn_b + ew(h, 2.0 * ewf, 2.0 * kern);
+        goto collectives;
+    }
 
     /* Attention core. */
     if (job->flash_attention) {
@@ -185,11 +342,15 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
     o->f = f + attn_f + ew(h, ewf, kern);
     o->b = bw + attn_b + ew(h, 2.0 * ewf, 2.0 * kern);
 
-    /* Tensor parallelism: 2 all-reduces (or RS+AG pairs) each way. */
+collectives:
+    /* Tensor parallelism: 2 all-reduces (or RS+AG pairs) each way; a MoE
+     * layer without shared experts has only the attention's (its routed
+     * experts' gathers are the dispatcher's, in ep_f/ep_b). */
     if (tpn > 1) {
         double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(act), tpn, 1);
-        o->tp_f = 2.0 * ar;
-        o->tp_b = 2.0 * ar;
+        double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
+        o->tp_f = n_ar * ar;
+        o->tp_b = n_ar * ar;
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds. */
@@ -212,8 +373,11 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
     {
         double ops_f = 4.0 + (job->flash_attention ? 1.0 : 3.0 + (m->dropout ? 1.0 : 0.0)) + kern +
                        (tpn > 1 ? (st->sp ? 4.0 : 2.0) : 0.0) + (cpn > 1 ? 2.0 * (double)(cpn - 1) : 0.0);
-        double host_f = ops_f * h->kernel_s, host_b = 2.0 * ops_f * h->kernel_s;
-        double busy_f = o->f + o->tp_f + o->cp_f, busy_b = o->b + o->tp_b + o->cp_b;
+        double host_f, host_b;
+        double busy_f = o->f + o->tp_f + o->cp_f + o->ep_f, busy_b = o->b + o->tp_b + o->cp_b + o->ep_b;
+        if (moe) ops_f += 8.0 + (st->ep > 1 ? 2.0 : 0.0) + (st->etp > 1 ? 2.0 : 0.0);
+        host_f = ops_f * h->kernel_s;
+        host_b = 2.0 * ops_f * h->kernel_s;
         if (host_f > busy_f) o->f += host_f - busy_f;
         if (host_b > busy_b) o->b += host_b - busy_b;
     }
@@ -222,11 +386,19 @@ static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *jo
         o->b += o->f;
         o->tp_b += o->tp_f;
         o->cp_b += o->cp_f;
+        o->ep_b += o->ep_f;
         o->flops_rc += o->flops_f;
     } else if (st->recompute == PT_RC_SELECTIVE && !job->flash_attention) {
         o->b += attn_f;
         o->flops_rc += 4.0 * score * d;
     }
+}
+
+/* One layer of the model's usual kind: a MoE layer for a MoE model. */
+static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                        const pt_strategy *st, const hw *h, layer_t *o)
+{
+    layer_times_kind(m, c, job, st, h, m->experts > 0, o);
 }
 
 void pt_cost_layer_time(const pt_model *m, const pt_cluster *c, const pt_job *job,
@@ -236,8 +408,8 @@ void pt_cost_layer_time(const pt_model *m, const pt_cluster *c, const pt_job *jo
     layer_t L;
     hw_init(&c->dev, job, &h);
     layer_times(m, c, job, st, &h, &L);
-    *fwd_s = L.f + L.tp_f + L.cp_f;
-    *bwd_s = L.b + L.tp_b + L.cp_b;
+    *fwd_s = L.f + L.tp_f + L.cp_f + L.ep_f;
+    *bwd_s = L.b + L.tp_b + L.cp_b + L.ep_b;
 }
 
 int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, const pt_strategy *st)
@@ -258,9 +430,33 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
     double whole, split, scores = 0;
     if (st->recompute == PT_RC_FULL) return bytes_i64(2.0 * sbh / (st->sp ? t : 1));
     whole = sbh * (8.0 + (m->dropout ? 2.0 : 0.0));
-    split = sq * b *
-            (2.0 * (double)(m->heads + 2 * m->kv_heads) * d + 2.0 * (double)m->heads * d +
-             (m->gated_mlp ? 6.0 : 4.0) * (double)m->ffn) / t;
+    if (m->experts > 0 || m->mla) {
+        /* MLA: q, k (a*(nope+rope)), v (a*v_head) and the projection input
+         * split by t, the latents (q_lora + kv_lora + rope) whole.  MoE layer
+         * (every layer is priced as one): the shared experts' MLP split by t
+         * like a dense one; per routed row (Te*topk*etp rows, times the load
+         * factor) its permuted input 2h, the expert MLP 4f or 6f gated at
+         * f = moe_ffn/etp, its output 2h; fp32 router probabilities 4E per
+         * token. */
+        double at = (double)m->heads;
+        double dqk = m->mla ? (double)(m->qk_nope + m->qk_rope) : d, dv = m->mla ? (double)m->v_head : d;
+        double qkv = m->mla ? 2.0 * at * (2.0 * dqk + dv) : 2.0 * (double)(m->heads + 2 * m->kv_heads) * d;
+        double lat = m->mla ? 2.0 * (double)(m->q_lora + m->kv_lora + m->qk_rope) : 0.0;
+        double mlp;
+        if (m->experts > 0) {
+            double Te = st->sp ? sq * b / t : sq * b, rows = Te * (double)m->topk * st->etp * pt_cost_moe_load(job);
+            double fe = (double)m->moe_ffn / st->etp;
+            mlp = (m->gated_mlp ? 6.0 : 4.0) * (double)m->shared_ffn / t * sq * b +
+                  rows * (4.0 * h + (m->gated_mlp ? 6.0 : 4.0) * fe) + Te * (double)m->experts * 4.0;
+        } else {
+            mlp = (m->gated_mlp ? 6.0 : 4.0) * (double)m->ffn / t * sq * b;
+        }
+        split = sq * b * (qkv + 2.0 * at * dv) / t + sq * b * lat + mlp;
+    } else {
+        split = sq * b *
+                (2.0 * (double)(m->heads + 2 * m->kv_heads) * d + 2.0 * (double)m->heads * d +
+                 (m->gated_mlp ? 6.0 : 4.0) * (double)m->ffn) / t;
+    }
     if (!job->flash_attention && st->recompute != PT_RC_SELECTIVE)
         scores = (m->dropout ? 5.0 : 2.0) * (double)m->heads * sq * s * b / t;
     else if (job->flash_attention)
@@ -274,10 +470,30 @@ double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_ba
      * 6 FLOPs per parameter of every GEMM per token (forward 2, backward 4),
      * plus attention 12*s*a*d per token per layer, plus the logits 6*V*h. */
     double h = (double)m->hidden, d = (double)m->head_dim, s = (double)seq_len;
-    double lin = h * ((double)(m->heads + 2 * m->kv_heads) * d + (double)m->heads * d) +
-                 h * (double)m->ffn * (m->gated_mlp ? 3.0 : 2.0);
-    double per_tok = 6.0 * (double)m->layers * lin + 12.0 * (double)m->layers * s * (double)m->heads * d +
-                     6.0 * (double)m->vocab * h;
+    double lin, per_tok;
+    if (m->experts > 0 || m->mla || m->window_layers) {
+        /* MoE / MLA / sliding windows: the GEMM parameters one token uses
+         * (active parameters without norms and embeddings: topk routed
+         * experts, shared experts, router), attention over the s keys of a
+         * full layer and the w of a sliding one (MLA: q.k width
+         * qk_nope+qk_rope, value width v_head). */
+        double L = (double)m->layers, nmoe = (double)pt_model_moe_layers(m);
+        double norms = (m->norm_bias ? 4.0 : 2.0) * h;
+        double attn = (double)pt_model_attn_params(m) - norms;
+        double dense = (double)pt_model_dense_mlp_params(m);
+        double moe = (double)m->topk * (double)(m->gated_mlp ? 3 : 2) * h * (double)m->moe_ffn +
+                     (double)(m->gated_mlp ? 3 : 2) * h * (double)m->shared_ffn + (double)m->experts * h;
+        double dqk = m->mla ? (double)(m->qk_nope + m->qk_rope) : d, dv = m->mla ? (double)m->v_head : d;
+        double sl = ((L - (double)m->window_layers) * s +
+                     (double)m->window_layers * (m->window > 0 && (double)m->window < s ? (double)m->window : s)) / L;
+        lin = L * attn + (L - nmoe) * dense + nmoe * moe;
+        per_tok = 6.0 * lin + 6.0 * L * sl * (double)m->heads * (dqk + dv) + 6.0 * (double)m->vocab * h;
+        return per_tok * s * (double)global_batch;
+    }
+    lin = h * ((double)(m->heads + 2 * m->kv_heads) * d + (double)m->heads * d) +
+          h * (double)m->ffn * (m->gated_mlp ? 3.0 : 2.0);
+    per_tok = 6.0 * (double)m->layers * lin + 12.0 * (double)m->layers * s * (double)m->heads * d +
+              6.0 * (double)m->vocab * h;
     return per_tok * s * (double)global_batch;
 }
 
@@ -291,21 +507,69 @@ static double layers_on(const pt_model *m, const pt_strategy *st, int first, int
     return (double)(first ? f : last ? l : mid);
 }
 
-/* Parameters held by one device of a pipeline stage (before ZeRO sharding). */
-static double stage_params(const pt_model *m, const pt_strategy *st, int first, int last)
+int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi)
+{
+    int64_t from = lo > m->dense_layers ? lo : m->dense_layers;
+    if (m->experts == 0 || hi <= from) return 0;
+    return hi - from;
+}
+
+/* MoE layers on a stage: the first (layers [0, n)), the last, or the busiest
+ * middle one (all MoE when there are enough MoE layers between). */
+static double moe_on(const pt_model *m, const pt_strategy *st, int first, int last)
+{
+    int64_t f, mid, l, L = m->layers;
+    if (m->experts == 0) return 0.0;
+    if (st->pp == 1) return (double)pt_model_moe_layers(m);
+    if (!st->pp_first && !st->pp_last) f = mid = l = L / st->pp;
+    else pt_strategy_stage_layers(st, L, &f, &mid, &l);
+    if (first) return (double)pt_cost_moe_layers_in(m, 0, f);
+    if (last) return (double)pt_cost_moe_layers_in(m, L - l, L);
+    {
+        int64_t n = pt_cost_moe_layers_in(m, f, L - l);
+        return (double)(n < mid ? n : mid);
+    }
+}
+
+/* Parameters held by one device of a pipeline stage (before ZeRO sharding):
+ * the return value is what tp shards and ZeRO spreads over dp*cp; *expert
+ * (may be NULL) the routed experts, sharded over ep*etp and spread over the
+ * expert data-parallel group edp = tp*cp*dp/(ep*etp). */
+static double stage_params_split(const pt_model *m, const pt_strategy *st, int first, int last,
+                                 double *expert)
 {
     double t = st->tp, h = (double)m->hidden;
     double norms = (m->norm_bias ? 4.0 : 2.0) * h;
-    double layer = ((double)pt_model_layer_params(m) - norms) / t + norms;
-    double p = layer * layers_on(m, st, first, last);
+    double p, e = 0;
+    if (m->experts > 0) {
+        double n = layers_on(m, st, first, last), nm = moe_on(m, st, first, last);
+        double attn = ((double)pt_model_attn_params(m) - norms) / t + norms;
+        double dense = (double)pt_model_dense_mlp_params(m) / t;
+        double other = (double)pt_model_moe_other_params(m) / t;
+        p = n * attn + (n - nm) * dense + nm * other;
+        e = nm * (double)pt_model_expert_params(m) / ((double)st->ep * st->etp);
+    } else {
+        double layer = ((double)pt_model_layer_params(m) - norms) / t + norms;
+        p = layer * layers_on(m, st, first, last);
+    }
     if (first) p += (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
     if (last) {
         p += (m->norm_bias ? 2.0 : 1.0) * h;
         /* untied: the output layer; tied with pp > 1: Megatron keeps a copy */
         if (!m->tied_embeddings || (!first && st->pp > 1)) p += (double)m->vocab * h / t;
     }
-    if (st->schedule == PT_SCHED_DUALPIPE) p *= 2.0; /* two mirrored stages */
+    if (st->schedule == PT_SCHED_DUALPIPE) {
+        p *= 2.0; /* two mirrored stages */
+        e *= 2.0;
+    }
+    if (expert) *expert = e;
     return p;
+}
+
+/* Expert data-parallel size: the ranks holding the same experts. */
+static double expert_dp(const pt_strategy *st)
+{
+    return (double)st->tp * st->cp * st->dp / ((double)st->ep * st->etp);
 }
 
 /* Micro-batches whose activations a stage keeps at once, in units of one
@@ -328,13 +592,21 @@ static double in_flight(const pt_strategy *st, int64_t mb)
 void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strategy *st,
                           const pt_cost_prep *pr, int first, int last, pt_memory *out)
 {
-    double ndp = (double)st->dp * st->cp;
+    double ndp = (double)st->dp * st->cp, edp = expert_dp(st);
     double lay = pr->layer_params / st->tp;
-    double P = stage_params(m, st, first, last);
+    double Pe = 0, P = stage_params_split(m, st, first, last, &Pe);
     double w = 2.0 * P, g = 4.0 * P, o = 12.0 * P;
     if (job->dtype == PT_FP8) w += 1.0 * P; /* fp8 copies of the weights */
     if (st->zero >= 1) o /= ndp;
     if (st->zero >= 2) g /= ndp;
+    /* routed experts: the same bytes, ZeRO-sharded over the expert
+     * data-parallel group (Megatron's distributed optimizer shards expert
+     * states over expert_data_parallel_size) */
+    if (Pe > 0) {
+        w += (job->dtype == PT_FP8 ? 3.0 : 2.0) * Pe;
+        g += 4.0 * Pe / (st->zero >= 2 ? edp : 1.0);
+        o += 12.0 * Pe / (st->zero >= 1 ? edp : 1.0);
+    }
     if (st->zero >= 3) {
         /* FSDP / DeepSpeed ZeRO-3 keep 16 B per parameter, all sharded:
          * half-precision weights and gradients (2 + 2) and the fp32
@@ -348,8 +620,8 @@ void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strateg
             if (live > 1e9) live = 1e9;
             if (red > 5e8) red = 5e8;
         }
-        w = w / ndp + 2.0 * live;
-        g = 2.0 * P / ndp + 2.0 * red;
+        w = (w - 2.0 * Pe) / ndp + 2.0 * Pe / edp + 2.0 * live;
+        g = 2.0 * P / ndp + 2.0 * Pe / edp + 2.0 * red;
     }
     if (st->offload == PT_OFF_OPTIMIZER) o = 0;
     if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
@@ -428,6 +700,17 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pr->lcp_b = L.cp_b;
     pr->flops_f = L.flops_f;
     pr->flops_rc = L.flops_rc;
+    if (m->experts > 0) {
+        /* the other kind of layer: a dense one (DeepSeek-V3's first 3) */
+        layer_t D;
+        layer_times_kind(m, c, job, st, &pr->h, 0, &D);
+        pr->dl_f = D.f - L.f;
+        pr->dl_b = D.b - L.b;
+        pr->dl_tp_f = D.tp_f - L.tp_f;
+        pr->dl_tp_b = D.tp_b - L.tp_b;
+        pr->lep_f = L.ep_f;
+        pr->lep_b = L.ep_b;
+    }
 
     /* First stage: embedding lookup (vocab-parallel: an all-reduce, or a
      * reduce-scatter with SP) and its gradient scatter-add. */
@@ -442,7 +725,11 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pr->head_f += ew(&pr->h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1), 4);
     pr->head_b += ew(&pr->h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1), 3);
 
-    pr->layer_params = (double)pt_model_layer_params(m);
+    if (m->experts > 0) /* one MoE layer as one device holds it, times tp */
+        pr->layer_params = (double)(pt_model_attn_params(m) + pt_model_moe_other_params(m)) +
+                           (double)pt_model_expert_params(m) * st->tp / ((double)st->ep * st->etp);
+    else
+        pr->layer_params = (double)pt_model_layer_params(m);
     pr->act_layer = (double)pt_cost_layer_activation_bytes(m, job, st);
     full.recompute = PT_RC_NONE;
     pr->act_layer_full = (double)pt_cost_layer_activation_bytes(m, job, &full);
@@ -475,10 +762,10 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     double t = st->tp;
     double hd = (double)m->hidden, V = (double)m->vocab;
     double emb_f = pr->emb_f, emb_b = pr->emb_b, head_f = pr->head_f, head_b = pr->head_b;
-    double emb_tp = pr->emb_tp, tf, tb, tpf, tpb, cpf, cpb, per_mb;
+    double emb_tp = pr->emb_tp, tf, tb, tpf, tpb, cpf, cpb, epf = 0, epb = 0, per_mb, ep_mb;
     double p2p, bubble, tw, mbd;
     double ndp = (double)st->dp * st->cp, nmb;
-    double Pst, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
+    double Pst, Pexp = 0, e_rs = 0, e_ag = 0, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
     int64_t dp_stride = st->tp, ndp_i = (int64_t)st->dp * st->cp;
     struct { double f, b, tp_f, tp_b, cp_f, cp_b, flops_f, flops_rc; } L;
@@ -503,10 +790,19 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     for (int which = 0; which < 3; which++) {
         int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
         double n = layers_on(m, st, first, last);
+        double nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
+        double ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
         double f = n * L.f + (first ? emb_f : 0) + (last ? head_f : 0);
         double b = n * L.b + (first ? emb_b : 0) + (last ? head_b : 0);
         double xf = n * L.tp_f + (first ? emb_tp : 0), xb = n * L.tp_b + (first && st->sp ? emb_tp : 0);
-        double tot = f + b + xf + xb + n * (L.cp_f + L.cp_b);
+        double ef = ne * pr->lep_f, ebk = ne * pr->lep_b, tot;
+        if (m->experts > 0) {
+            f += nd * pr->dl_f;
+            b += nd * pr->dl_b;
+            xf += nd * pr->dl_tp_f;
+            xb += nd * pr->dl_tp_b;
+        }
+        tot = f + b + xf + xb + n * (L.cp_f + L.cp_b) + ef + ebk;
         if (which == 2 && st->pp < 3) break;
         if (tot > per_mb) {
             per_mb = tot;
@@ -516,9 +812,17 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
             tpb = xb;
             cpf = n * L.cp_f;
             cpb = n * L.cp_b;
+            epf = ef;
+            epb = ebk;
         }
     }
     nmb = (double)mb;
+    /* Expert all-to-all per micro-batch: on the critical path (Megatron's
+     * 1F1B waits on it), except with DualPipe, which overlaps one
+     * micro-batch's all-to-all with another's compute (DeepSeek-V3 report,
+     * section 3.2.1): only what compute cannot cover shows. */
+    ep_mb = epf + epb;
+    if (st->schedule == PT_SCHED_DUALPIPE) ep_mb = ep_mb > tf + tb ? ep_mb - (tf + tb) : 0.0;
 
     /* Pipeline point-to-point: b*s*h/t per crossing (scatter/gather or SP). */
     p2p = 0;
@@ -528,8 +832,8 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * one;
     }
     /* Bubble (pp-1 pipeline fills and drains). */
-    mbd = tf + tpf + cpf;                 /* forward of one micro-batch, all layers */
-    tw = 0.5 * (tb + tpb + cpb);          /* weight-gradient half of the backward  */
+    mbd = tf + tpf + cpf + epf;           /* forward of one micro-batch, all layers */
+    tw = 0.5 * (tb + tpb + cpb + epb);    /* weight-gradient half of the backward  */
     switch (st->schedule) {
     case PT_SCHED_GPIPE:
     case PT_SCHED_1F1B: bubble = (st->pp - 1.0) * per_mb; break;
@@ -544,11 +848,31 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     default: bubble = 0; break;
     }
 
-    /* Data parallelism over dp*cp ranks (stride tp). */
-    Pst = stage_params(m, st, 1, st->pp == 1);
+    /* Data parallelism over dp*cp ranks (stride tp); a MoE model's routed
+     * experts over their expert data-parallel group (stride etp*ep). */
+    Pst = stage_params_split(m, st, 1, st->pp == 1, &Pexp);
     {
-        double Plast = stage_params(m, st, st->pp == 1, 1);
-        if (Plast > Pst) Pst = Plast;
+        double Pe2 = 0, Plast = stage_params_split(m, st, st->pp == 1, 1, &Pe2);
+        if (Plast + Pe2 > Pst + Pexp) {
+            Pst = Plast;
+            Pexp = Pe2;
+        }
+    }
+    if (Pexp > 0) {
+        /* priced as the same collectives on the expert group, added to the
+         * dense part's (they share the backward they hide behind) */
+        int64_t edp_i = (int64_t)(expert_dp(st) + 0.5), estride = (int64_t)st->ep * st->etp;
+        if (edp_i > 1) {
+            if (st->zero == 0) {
+                e_rs = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * Pexp), edp_i, estride);
+            } else if (st->zero <= 2) {
+                e_rs = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(4.0 * Pexp), edp_i, estride);
+                e_ag = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pexp), edp_i, estride);
+            } else { /* per micro-batch: gather twice, reduce-scatter once */
+                e_rs = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pexp), edp_i, estride);
+                e_ag = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pexp), edp_i, estride);
+            }
+        }
     }
     if (ndp_i > 1) {
         double lpst = layers * (st->schedule == PT_SCHED_DUALPIPE ? 2.0 : 1.0);
@@ -560,6 +884,8 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
                 grad_t = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(4.0 * Pst), ndp_i, dp_stride);
                 ag_t = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
             }
+            grad_t += e_rs; /* the experts' own group, after the dense part */
+            ag_t += e_ag;
             /* bucketed: hides behind the last micro-batch's backward (and the
              * parameter gather behind the first forward), except one bucket */
             {
@@ -572,8 +898,8 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         } else {
             double (*coll)(const pt_cluster *, pt_coll_op, int64_t, int64_t, int64_t) =
                 job->engine == PT_ENGINE_DEEPSPEED ? pt_coll_time_flat : pt_coll_time;
-            double ag = coll(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
-            double rs = coll(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
+            double ag = coll(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride) + e_ag;
+            double rs = coll(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pst), ndp_i, dp_stride) + e_rs;
             double hide = job->engine == PT_ENGINE_DEEPSPEED ? DEEPSPEED_ZERO3_OVERLAP
                                                              : 1.0 - 1.0 / nb;
             double ef = ag - (tf + tpf) * hide;
@@ -584,6 +910,11 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
             ag_t = 2.0 * ag * nmb;
             dp_exposed = (ef + ebk) * nmb;
         }
+    } else {
+        /* no dense data parallelism: only the experts' group (not hidden) */
+        grad_t = e_rs * (st->zero >= 3 ? nmb : 1.0);
+        ag_t = e_ag * (st->zero >= 3 ? 2.0 * nmb : 1.0);
+        dp_exposed = grad_t + ag_t;
     }
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */
@@ -594,6 +925,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     /* Optimizer step on this device's shard. */
     {
         double shard = st->zero >= 1 ? Pst / ndp : Pst;
+        if (Pexp > 0) shard += st->zero >= 1 ? Pexp / expert_dp(st) : Pexp;
         if (st->offload == PT_OFF_OPTIMIZER) {
             double host = dev->host_bw_GBps * 1e9;
             opt_t = shard * 4.0 / host + shard * 2.0 / host + shard / CPU_ADAM_PARAMS_PER_S;
@@ -615,14 +947,14 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     out->time.compute = nmb * (tf + tb);
     out->time.tp_comm = nmb * (tpf + tpb);
     out->time.cp_comm = nmb * (cpf + cpb);
-    out->time.ep_comm = 0;
+    out->time.ep_comm = nmb * ep_mb;
     out->time.pp_comm = p2p;
     out->time.dp_comm = dp_exposed;
     out->time.bubble = bubble;
     out->time.optimizer = opt_t;
     out->time.offload = off_t;
     out->step_time_s = out->time.compute + out->time.tp_comm + out->time.cp_comm +
-                       out->time.pp_comm + out->time.dp_comm + out->time.bubble +
+                       out->time.ep_comm + out->time.pp_comm + out->time.dp_comm + out->time.bubble +
                        out->time.optimizer + out->time.offload;
 
     {

@@ -29,7 +29,12 @@ typedef struct pt_cost_prep {
     double flops_f, flops_rc;       /* ... model and recompute FLOPs forward */
     double emb_f, emb_b, emb_tp;    /* first stage extras                    */
     double head_f, head_b;          /* last stage extras                     */
-    double layer_params;            /* parameters of one layer               */
+    double layer_params;            /* parameters of one layer (a MoE layer's
+                                       non-expert part plus its experts / (ep*etp)
+                                       for a MoE model: what one device holds x tp) */
+    /* MoE models: the layers above are MoE layers; a dense layer differs by */
+    double dl_f, dl_b, dl_tp_f, dl_tp_b; /* (dense - MoE) compute and TP time */
+    double lep_f, lep_b;            /* a MoE layer's all-to-all (0 when dense)  */
     double act_layer;               /* activation bytes of one layer         */
     double act_layer_full;          /* the same without recompute            */
 } pt_cost_prep;
@@ -53,6 +58,12 @@ void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strateg
  * final norm and fp32 logits on the last. */
 double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, const pt_strategy *st,
                                        int first, int last);
+/* MoE layers among layers [lo, hi) (the dense ones come first). */
+int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi);
+/* Load of the busiest device's experts over the even share: --moe-imbalance
+ * (default PT_MOE_IMBALANCE_DEFAULT), capped by the capacity factor. */
+double pt_cost_moe_load(const pt_job *job);
+
 /* The allowance for context, workspaces and fragmentation given the rest. */
 int64_t pt_cost_other_bytes(double rest);
 

@@ -50,6 +50,17 @@
  *   [model] names a registered model and flavor (llama3 8B/70B/405B); a
  *   shape torchtitan has no flavor for is refused rather than left to the
  *   "debugmodel" default.
+ * Mixture of experts: Megatron gets --num-experts, --moe-router-topk,
+ *   --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size,
+ *   --moe-layer-freq (dense layers first), --moe-token-dispatcher-type
+ *   alltoall, --moe-grouped-gemm, --expert-model-parallel-size,
+ *   --expert-tensor-parallel-size (section a) and, for MLA,
+ *   --multi-latent-attention with its ranks; gpt_oss (sliding windows,
+ *   sinks, biased experts) is refused.  torchtitan's legacy TOML takes
+ *   expert_parallel_degree and expert_tensor_parallel_degree (etp = tp or 1;
+ *   dp_shard*cp*tp must be a multiple of ep) for its deepseek_v3 flavors.
+ *   DeepSpeed's JSON has no expert-parallel key (DeepSpeed-MoE sets ep_size
+ *   in the model code): MoE plans are refused.
  */
 #include "emit/export.h"
 #include "emit/emit.h"
@@ -156,6 +167,16 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
                       "megatron cannot express %s's ungated SiLU MLP from the command line "
                       "(--swiglu is gated)", m->name);
 
+    if (m->window_layers > 0 || m->expert_bias)
+        return refuse(d, "model", m->name,
+                      "partita does not write %s for megatron: its alternating sliding-window "
+                      "attention with attention sinks and its biased experts have no flags here "
+                      "(Megatron-Bridge builds gpt_oss from its Hugging Face config)", m->name);
+    if (m->experts > 0 && st->ep > 1 && m->experts % st->ep != 0)
+        return refuse(d, "ep", itoa64(v, sizeof v, st->ep),
+                      "megatron: num_experts=%lld is not divisible by ep=%d (validate_args)",
+                      (long long)m->experts, st->ep);
+
     /* validate_args on what is written. */
     if (c->devices % model_ranks != 0 || c->devices / model_ranks != st->dp)
         return refuse(d, "dp", itoa64(v, sizeof v, st->dp),
@@ -202,7 +223,33 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
         meg_arg(&b, "--group-query-attention");
         meg_arg(&b, "--num-query-groups %lld", (long long)m->kv_heads);
     }
-    if (m->head_dim * m->heads != m->hidden) meg_arg(&b, "--kv-channels %lld", (long long)m->head_dim);
+    if (m->head_dim * m->heads != m->hidden && !m->mla)
+        meg_arg(&b, "--kv-channels %lld", (long long)m->head_dim);
+    if (m->mla) { /* _add_mla_args; --qk-layernorm: the q and kv latent norms */
+        meg_arg(&b, "--multi-latent-attention");
+        if (m->q_lora > 0) meg_arg(&b, "--q-lora-rank %lld", (long long)m->q_lora);
+        meg_arg(&b, "--kv-lora-rank %lld", (long long)m->kv_lora);
+        meg_arg(&b, "--qk-head-dim %lld", (long long)m->qk_nope);
+        meg_arg(&b, "--qk-pos-emb-head-dim %lld", (long long)m->qk_rope);
+        meg_arg(&b, "--v-head-dim %lld", (long long)m->v_head);
+        meg_arg(&b, "--qk-layernorm");
+    }
+    if (m->experts > 0) {
+        /* _add_moe_args / TransformerConfig (engines-and-formats.md section
+         * a): the alltoall dispatcher and grouped GEMMs are what Partita
+         * prices; dense layers first (--moe-layer-freq pattern) */
+        meg_arg(&b, "--num-experts %lld", (long long)m->experts);
+        meg_arg(&b, "--moe-router-topk %lld", (long long)m->topk);
+        meg_arg(&b, "--moe-ffn-hidden-size %lld", (long long)m->moe_ffn);
+        if (m->shared_ffn > 0)
+            meg_arg(&b, "--moe-shared-expert-intermediate-size %lld", (long long)m->shared_ffn);
+        if (m->dense_layers > 0)
+            meg_arg(&b, "--moe-layer-freq \"([0]*%lld+[1]*%lld)\"", (long long)m->dense_layers,
+                    (long long)(m->layers - m->dense_layers));
+        meg_arg(&b, "--moe-token-dispatcher-type alltoall");
+        meg_arg(&b, "--moe-grouped-gemm");
+        if (job->moe_capacity > 0) meg_arg(&b, "--moe-expert-capacity-factor %g", job->moe_capacity);
+    }
     meg_arg(&b, "--seq-length %lld", (long long)job->seq_len);
     meg_arg(&b, "--max-position-embeddings %lld", (long long)max_pos);
     meg_arg(&b, "--position-embedding-type %s", m->learned_pos ? "learned_absolute" : "rope");
@@ -226,6 +273,10 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
     meg_arg(&b, "--tensor-model-parallel-size %d", st->tp);
     meg_arg(&b, "--pipeline-model-parallel-size %d", st->pp);
     if (st->cp > 1) meg_arg(&b, "--context-parallel-size %d", st->cp);
+    if (m->experts > 0) {
+        meg_arg(&b, "--expert-model-parallel-size %d", st->ep);
+        meg_arg(&b, "--expert-tensor-parallel-size %d", st->etp);
+    }
     if (st->vpp > 1) meg_arg(&b, "--num-layers-per-virtual-pipeline-stage %lld", (long long)per_vstage);
     /* uneven stages: Megatron splits the rest evenly over the middle stages */
     if (st->pp_first) meg_arg(&b, "--decoder-first-pipeline-num-layers %d", st->pp_first);
@@ -276,8 +327,12 @@ static pt_status export_deepspeed(const pt_model *m, const pt_cluster *c, const 
     char *text;
     int64_t dp = st->dp, gas;
     pt_emit_buf b = {0};
-    (void)m;
 
+    if (m->experts > 0)
+        return refuse(d, "ep", itoa64(v, sizeof v, st->ep),
+                      "deepspeed's JSON config cannot express %s's experts: DeepSpeed-MoE's expert "
+                      "parallelism is set in the model code (deepspeed.moe.layer.MoE(ep_size=...)), "
+                      "not in the config; export to megatron", m->name);
     if (st->pp_first || st->pp_last)
         return refuse(d, st->pp_first ? "pp_first" : "pp_last", "",
                       "deepspeed's config cannot express uneven pipeline stages (PipelineModule "
@@ -426,8 +481,31 @@ static const struct {
     {"405B", 16384, 126, 128, 8, 53248, 128256},
 };
 
+/* torchtitan's MoE models (torchtitan/models/deepseek_v3: deepseekv3_configs
+ * has "16B", "236B" and "671B"): written as [model] name = "deepseek_v3". */
+static const struct {
+    const char *name, *flavor;
+    int64_t hidden, layers, experts, topk, moe_ffn;
+} titan_moe[] = {
+    {"deepseek_v3", "671B", 7168, 61, 256, 8, 2048},
+};
+
+static const char *titan_moe_flavor(const pt_model *m, const char **name)
+{
+    if (strcmp(m->family, "deepseek_v3") != 0) return NULL;
+    for (size_t i = 0; i < sizeof titan_moe / sizeof titan_moe[0]; i++)
+        if (m->hidden == titan_moe[i].hidden && m->layers == titan_moe[i].layers &&
+            m->experts == titan_moe[i].experts && m->topk == titan_moe[i].topk &&
+            m->moe_ffn == titan_moe[i].moe_ffn) {
+            *name = titan_moe[i].name;
+            return titan_moe[i].flavor;
+        }
+    return NULL;
+}
+
 static const char *titan_flavor(const pt_model *m)
 {
+    if (m->experts > 0) return NULL;
     if (strcmp(m->family, "llama") != 0 || !m->gated_mlp || m->act != PT_ACT_SILU ||
         m->linear_bias || m->qkv_bias || m->norm_bias || m->tied_embeddings || m->learned_pos ||
         m->head_dim * m->heads != m->hidden)
@@ -445,7 +523,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
 {
     char v[24], desc[512];
     pt_emit_buf b = {0};
-    const char *flavor = titan_flavor(m), *sched = NULL;
+    const char *flavor = titan_flavor(m), *sched = NULL, *mname = "llama3";
     int64_t replicate, shard, stages = 0, per_stage = 0, local_batch, dp = st->dp;
 
     if (st->pp_first || st->pp_last)
@@ -470,11 +548,17 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       "bfloat16 or float32%s; use bf16, or export to megatron",
                       pt_dtype_name(job->dtype),
                       job->dtype == PT_FP8 ? " (float8 is a model converter set up by hand)" : "");
+    if (m->experts > 0) flavor = titan_moe_flavor(m, &mname);
     if (!flavor)
         return refuse(d, "model", m->name,
                       "torchtitan has no registered model for %s (its llama3 flavors are 8B, 70B "
-                      "and 405B; register a flavor with this shape, or export to megatron or "
-                      "deepspeed)", m->name);
+                      "and 405B, its deepseek_v3 flavors 16B, 236B and 671B; register a flavor with "
+                      "this shape, or export to megatron%s)", m->name,
+                      m->experts > 0 ? "" : " or deepspeed");
+    if (m->experts > 0 && st->etp != 1 && st->etp != st->tp)
+        return refuse(d, "etp", itoa64(v, sizeof v, st->etp),
+                      "torchtitan cannot express etp=%d: expert_tensor_parallel_degree is either "
+                      "tp or 1; export to megatron", st->etp);
     if (st->pp > 1) {
         int v_shape = 0;
         switch (st->schedule) {
@@ -519,6 +603,13 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       "cp * tp * pp = %lld*%lld*%d*%d*%d is not the world size %lld",
                       (long long)replicate, (long long)shard, st->cp, st->tp, st->pp,
                       (long long)c->devices);
+    /* EP borrows ranks from FSDP and TP: dp_shard*cp*tp == efsdp*ep
+     * (torchtitan/distributed/parallel_dims.py) */
+    if (m->experts > 0 && (shard * st->cp * st->tp) % st->ep != 0)
+        return refuse(d, "ep", itoa64(v, sizeof v, st->ep),
+                      "torchtitan: ep=%d does not divide data_parallel_shard_degree*cp*tp = "
+                      "%lld*%d*%d (expert parallelism borrows FSDP and TP ranks); use zero=3, or "
+                      "export to megatron", st->ep, (long long)shard, st->cp, st->tp);
     /* One pipeline pass takes all of a step's micro-batches: local_batch_size
      * / pipeline_parallel_microbatch_size of them.  Without PP, local_batch_size
      * is the micro-batch and torchtitan accumulates gradients. */
@@ -537,7 +628,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                  (long long)c->devices, c->dev.name, c->name, desc);
         toml_str(&b, full);
     }
-    pt_emit_buf_printf(&b, "\n\n[model]\nname = \"llama3\"\nflavor = \"%s\"\n", flavor);
+    pt_emit_buf_printf(&b, "\n\n[model]\nname = \"%s\"\nflavor = \"%s\"\n", mname, flavor);
     pt_emit_buf_printf(&b, "\n[training]\n");
     pt_emit_buf_printf(&b, "local_batch_size = %lld\n", (long long)local_batch);
     pt_emit_buf_printf(&b, "global_batch_size = %lld\n", (long long)st->gbs);
@@ -562,6 +653,10 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
         pt_emit_buf_printf(&b, "pipeline_parallel_last_stage_less_layers = 0\n");
     }
     pt_emit_buf_printf(&b, "context_parallel_degree = %d\n", st->cp);
+    if (m->experts > 0) {
+        pt_emit_buf_printf(&b, "expert_parallel_degree = %d\n", st->ep);
+        pt_emit_buf_printf(&b, "expert_tensor_parallel_degree = %d\n", st->etp);
+    }
     pt_emit_buf_printf(&b, "\n[activation_checkpoint]\n");
     switch (st->recompute) {
     case PT_RC_FULL: pt_emit_buf_printf(&b, "mode = \"full\"\n"); break;

@@ -75,8 +75,14 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     char buf[256];
     double T = k->step_time_s;
     pt_strategy_format(st, buf, sizeof buf);
-    fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", m->name,
-            (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
+    if (m->experts > 0)
+        fprintf(f, "model      %s (%.1fB parameters, %.1fB active: %lld experts, top-%lld; %lld layers, "
+                "hidden %lld)\n", m->name, (double)pt_model_params(m) / 1e9,
+                (double)pt_model_active_params(m) / 1e9, (long long)m->experts, (long long)m->topk,
+                (long long)m->layers, (long long)m->hidden);
+    else
+        fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", m->name,
+                (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
     fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s, %s\n", c->name, (long long)c->devices,
             c->dev.name, (long long)job->seq_len, pt_dtype_name(job->dtype),
             job->flash_attention ? ", flash attention" : "", pt_engine_name(job->engine));

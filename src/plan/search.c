@@ -13,7 +13,7 @@
 static const char *const dim_names[PT_D_COUNT] = {"tp",  "pp",   "dp",        "cp",
                                                    "vpp", "mbs",  "gbs",       "sp",
                                                    "zero", "recompute", "schedule", "offload",
-                                                   "pp_first", "pp_last"};
+                                                   "pp_first", "pp_last", "ep", "etp"};
 
 const char *pt_space_dim_name(int dim) { return dim_names[dim]; }
 
@@ -47,6 +47,8 @@ int64_t pt_strategy_dim(const pt_strategy *st, int dim)
     case PT_D_SCHEDULE: return st->schedule;
     case PT_D_PP_FIRST: return st->pp_first;
     case PT_D_PP_LAST: return st->pp_last;
+    case PT_D_EP: return st->ep;
+    case PT_D_ETP: return st->etp;
     default: return st->offload;
     }
 }
@@ -98,7 +100,7 @@ pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_d
             char k[32];
             pt_strlcpy(k, key, nk + 1 < sizeof k ? nk + 1 : sizeof k);
             pt_diag_set(d, label, k, k, "\"%s\" is not KEY=VALUES with KEY one of tp pp dp cp vpp "
-                        "mbs gbs sp zero recompute schedule offload pp_first pp_last", k);
+                        "mbs gbs sp zero recompute schedule offload pp_first pp_last ep etp", k);
             d->line = 1;
             d->col = col;
             return PT_EINPUT;
@@ -378,6 +380,73 @@ static int uneven_variants(int64_t layers, int pp, int out[8][2])
     return n;
 }
 
+/* Every pp, gbs, vpp and stage layout for one preparation key. */
+static void price_tree(worker *w, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                             const pt_space *sp, int tp, int cp, int mbs, int spv, int rc, int ep,
+                             int etp)
+{
+    pt_strategy st;
+    pt_cost_prep pr;
+    memset(&st, 0, sizeof st);
+    st.tp = tp;
+    st.cp = cp;
+    st.ep = ep;
+    st.etp = etp;
+    st.mbs = mbs;
+    st.sp = spv;
+    st.recompute = (pt_recompute)rc;
+    st.pp = 1;
+    st.vpp = 1;
+    pt_cost_prepare(m, c, job, &st, &pr);
+    for (int pp = 1; pp <= m->layers; pp++) {
+        int64_t model = (int64_t)tp * cp * pp, dp, gl[64];
+        int ng, lf = 0, ll = 0, moe_layout = 0;
+        if (c->devices % model) continue;
+        if (m->layers % pp) {
+            /* a MoE model's uneven split (strategy.c), one stage per rank */
+            if (!pt_strategy_moe_layout(m, pp, &lf, &ll)) continue;
+            moe_layout = 1;
+        }
+        if (!pt_space_allows(sp, PT_D_PP, pp)) continue;
+        dp = c->devices / model;
+        if (!pt_space_allows(sp, PT_D_DP, dp)) continue;
+        /* the expert grid: ep*etp divides tp*cp*dp */
+        if (((int64_t)tp * cp * dp) % ((int64_t)ep * etp)) continue;
+        st.pp = pp;
+        st.dp = (int)dp;
+        ng = gbs_list(w->o, (int64_t)mbs * dp, gl, 64);
+        for (int g = 0; g < ng; g++) {
+            int64_t mb = gl[g] / ((int64_t)mbs * dp);
+            if (!pt_space_allows(sp, PT_D_GBS, gl[g])) continue;
+            st.gbs = gl[g];
+            for (int vpp = 1; vpp <= 16; vpp++) {
+                int var[8][2], nv;
+                if (vpp > 1 && (pp == 1 || moe_layout || m->layers % ((int64_t)pp * vpp))) continue;
+                if (!pt_space_allows(sp, PT_D_VPP, vpp)) continue;
+                st.vpp = vpp;
+                if (moe_layout) {
+                    st.pp_first = lf;
+                    st.pp_last = ll;
+                    if (pt_space_allows(sp, PT_D_PP_FIRST, lf) && pt_space_allows(sp, PT_D_PP_LAST, ll))
+                        inner(w, &st, &pr, mb);
+                    st.pp_first = st.pp_last = 0;
+                    continue;
+                }
+                nv = vpp == 1 ? uneven_variants(m->layers, pp, var) : 0;
+                for (int u = -1; u < nv; u++) {
+                    st.pp_first = u < 0 ? 0 : var[u][0];
+                    st.pp_last = u < 0 ? 0 : var[u][1];
+                    if (!pt_space_allows(sp, PT_D_PP_FIRST, st.pp_first) ||
+                        !pt_space_allows(sp, PT_D_PP_LAST, st.pp_last))
+                        continue;
+                    inner(w, &st, &pr, mb);
+                }
+                st.pp_first = st.pp_last = 0;
+            }
+        }
+    }
+}
+
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -398,8 +467,6 @@ static void *work(void *arg)
                 if (!pt_space_allows(sp, PT_D_SP, spv)) continue;
                 if (spv && (job->seq_len / cp) % tp) continue;
                 for (int rc = 0; rc <= 2; rc++) {
-                    pt_strategy st;
-                    pt_cost_prep pr;
                     if (!pt_space_allows(sp, PT_D_RECOMPUTE, rc)) continue;
                     /* with flash attention selective recompute has nothing left
                      * to recompute: it prices the same as none, so it is only
@@ -407,47 +474,18 @@ static void *work(void *arg)
                     if (rc == PT_RC_SELECTIVE && job->flash_attention &&
                         sp->kind[PT_D_RECOMPUTE] == 0)
                         continue;
-                    memset(&st, 0, sizeof st);
-                    st.tp = tp;
-                    st.cp = cp;
-                    st.ep = 1;
-                    st.etp = tp;
-                    st.mbs = mbs;
-                    st.sp = spv;
-                    st.recompute = (pt_recompute)rc;
-                    st.pp = 1;
-                    st.vpp = 1;
-                    pt_cost_prepare(m, c, job, &st, &pr);
-                    for (int pp = 1; pp <= m->layers; pp++) {
-                        int64_t model = (int64_t)tp * cp * pp, dp, gl[64];
-                        int ng;
-                        if (m->layers % pp || c->devices % model) continue;
-                        if (!pt_space_allows(sp, PT_D_PP, pp)) continue;
-                        dp = c->devices / model;
-                        if (!pt_space_allows(sp, PT_D_DP, dp)) continue;
-                        st.pp = pp;
-                        st.dp = (int)dp;
-                        ng = gbs_list(w->o, (int64_t)mbs * dp, gl, 64);
-                        for (int g = 0; g < ng; g++) {
-                            int64_t mb = gl[g] / ((int64_t)mbs * dp);
-                            if (!pt_space_allows(sp, PT_D_GBS, gl[g])) continue;
-                            st.gbs = gl[g];
-                            for (int vpp = 1; vpp <= 16; vpp++) {
-                                int var[8][2], nv;
-                                if (vpp > 1 && (pp == 1 || m->layers % ((int64_t)pp * vpp))) continue;
-                                if (!pt_space_allows(sp, PT_D_VPP, vpp)) continue;
-                                st.vpp = vpp;
-                                nv = vpp == 1 ? uneven_variants(m->layers, pp, var) : 0;
-                                for (int u = -1; u < nv; u++) {
-                                    st.pp_first = u < 0 ? 0 : var[u][0];
-                                    st.pp_last = u < 0 ? 0 : var[u][1];
-                                    if (!pt_space_allows(sp, PT_D_PP_FIRST, st.pp_first) ||
-                                        !pt_space_allows(sp, PT_D_PP_LAST, st.pp_last))
-                                        continue;
-                                    inner(w, &st, &pr, mb);
-                                }
-                                st.pp_first = st.pp_last = 0;
-                            }
+                    /* Megatron: a MoE model with tp > 1 needs sequence parallelism */
+                    if (m->experts > 0 && tp > 1 && !spv) continue;
+                    /* experts: etp dividing tp (Megatron allows any etp; these
+                     * are the ones its recipes and torchtitan use), ep dividing
+                     * the expert count; a dense model has ep=1, etp=tp */
+                    for (int etp = 1; etp <= tp; etp++) {
+                        if (m->experts == 0 ? etp != tp : (tp % etp || m->moe_ffn % etp)) continue;
+                        if (!pt_space_allows(sp, PT_D_ETP, etp)) continue;
+                        for (int ep = 1; ep <= (m->experts > 0 ? m->experts : 1) && ep <= c->devices; ep++) {
+                            if (m->experts > 0 && m->experts % ep) continue;
+                            if (!pt_space_allows(sp, PT_D_EP, ep)) continue;
+                            price_tree(w, m, c, job, sp, tp, cp, mbs, spv, rc, ep, etp);
                         }
                     }
                 }
@@ -485,7 +523,9 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
     if (o->top_k < 1) return pt_diag_set(d, NULL, "top", NULL, "--top must be at least 1");
     /* (tp, cp) pairs the model and the cluster allow */
     for (int tp = 1; tp <= 512; tp++) {
-        if (m->heads % tp || m->kv_heads % tp || m->ffn % tp || c->devices % tp) continue;
+        if (m->heads % tp || m->kv_heads % tp || c->devices % tp) continue;
+        if ((m->experts == 0 || m->dense_layers > 0) && m->ffn % tp) continue;
+        if (m->experts > 0 && m->shared_ffn % tp) continue;
         if (!pt_space_allows(sp, PT_D_TP, tp)) continue;
         for (int cp = 1; cp <= 256; cp++) {
             if (c->devices % ((int64_t)tp * cp)) continue;

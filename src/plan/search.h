@@ -3,9 +3,10 @@
  * the best K kept (SPEC section 1, `partita plan`).
  *
  * Enumeration covers tp, cp, pp (dp is what is left), vpp, mbs, gbs (when a
- * range is given), sp, zero, recompute, schedule and offload, generating only
+ * range is given), sp, zero, recompute, schedule, offload and, for a
+ * mixture-of-experts model, ep and etp (etp dividing tp), generating only
  * strategies that pass the rules of strategy.c.  Per-layer costs are prepared
- * once per (mbs, tp, cp, sp, recompute) and reused over the rest (cost.h);
+ * once per (mbs, tp, cp, sp, recompute, ep, etp) and reused over the rest (cost.h);
  * each candidate's memory is computed before its time and one that does not
  * fit is not priced (it may still be the nearest miss).  Threads take the
  * (tp, cp) pairs round-robin and keep their own top-K; the merge orders plans
@@ -21,7 +22,8 @@
 
 enum {
     PT_D_TP = 0, PT_D_PP, PT_D_DP, PT_D_CP, PT_D_VPP, PT_D_MBS, PT_D_GBS, PT_D_SP, PT_D_ZERO,
-    PT_D_RECOMPUTE, PT_D_SCHEDULE, PT_D_OFFLOAD, PT_D_PP_FIRST, PT_D_PP_LAST, PT_D_COUNT
+    PT_D_RECOMPUTE, PT_D_SCHEDULE, PT_D_OFFLOAD, PT_D_PP_FIRST, PT_D_PP_LAST, PT_D_EP, PT_D_ETP,
+    PT_D_COUNT
 };
 #define PT_SPACE_MAXV 32
 

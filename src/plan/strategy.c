@@ -150,10 +150,78 @@ static pt_status model_rules(const pt_strategy *st, const pt_model *m, pt_diag *
     if (m->kv_heads % st->tp)
         return refuse(d, "tp", v, 0, "tp=%d does not divide num_key_value_heads=%lld", st->tp,
                       (long long)m->kv_heads);
-    if (m->ffn % st->tp)
+    /* the dense MLP is tensor-parallel where there is one (every layer of a
+     * dense model; a MoE model's dense layers); experts split by etp instead */
+    if ((m->experts == 0 || m->dense_layers > 0) && m->ffn % st->tp)
         return refuse(d, "tp", v, 0, "tp=%d does not divide ffn_hidden_size=%lld", st->tp,
                       (long long)m->ffn);
+    if (m->experts > 0 && m->shared_ffn % st->tp)
+        return refuse(d, "tp", v, 0, "tp=%d does not divide the shared experts' "
+                      "moe_shared_expert_intermediate_size=%lld", st->tp, (long long)m->shared_ffn);
     return PT_OK;
+}
+
+/* Expert parallelism (Megatron-Core, megatron/core/parallel_state.py and
+ * training/arguments.py validate_args):
+ *   - the expert grid is etp x ep x edp x pp over the same ranks as
+ *     tp x cp x dp x pp, so world % (etp*ep*pp) == 0, i.e. ep*etp divides
+ *     tp*cp*dp, and the expert data-parallel size is edp = tp*cp*dp/(ep*etp);
+ *   - num_experts % expert_model_parallel_size == 0;
+ *   - each expert's FFN splits over etp: moe_ffn_hidden_size % etp == 0;
+ *   - "When using MoE and tensor parallelism, sequence parallelism must be used";
+ *   - a dense model has ep = 1 and etp = tp (there is nothing to split). */
+static pt_status expert_rules(const pt_strategy *st, const pt_model *m, pt_diag *d)
+{
+    char v[32];
+    int64_t grid = (int64_t)st->tp * st->cp * st->dp;
+    if (m->experts == 0) {
+        if (st->ep != 1) {
+            snprintf(v, sizeof v, "%d", st->ep);
+            return refuse(d, "ep", v, 0, "ep=%d needs a mixture-of-experts model; %s is dense (ep must be 1)",
+                          st->ep, m->name);
+        }
+        if (st->etp != st->tp) {
+            snprintf(v, sizeof v, "%d", st->etp);
+            return refuse(d, "etp", v, 0,
+                          "etp=%d applies to mixture-of-experts models only; %s is dense (etp must equal tp=%d)",
+                          st->etp, m->name, st->tp);
+        }
+        return PT_OK;
+    }
+    if (m->experts % st->ep) {
+        snprintf(v, sizeof v, "%d", st->ep);
+        return refuse(d, "ep", v, 0, "ep=%d does not divide the %lld experts (num_experts %% ep must be 0)",
+                      st->ep, (long long)m->experts);
+    }
+    if (m->moe_ffn % st->etp) {
+        snprintf(v, sizeof v, "%d", st->etp);
+        return refuse(d, "etp", v, 0, "etp=%d does not divide moe_ffn_hidden_size=%lld", st->etp,
+                      (long long)m->moe_ffn);
+    }
+    if (grid % ((int64_t)st->ep * st->etp)) {
+        snprintf(v, sizeof v, "%d", st->ep);
+        return refuse(d, "ep", v, 0,
+                      "ep*etp = %d*%d does not divide tp*cp*dp = %d*%d*%d = %lld (the expert-parallel "
+                      "group is carved out of the same ranks)", st->ep, st->etp, st->tp, st->cp, st->dp,
+                      (long long)grid);
+    }
+    if (st->tp > 1 && !st->sp)
+        return refuse(d, "sp", "0", 0, "sp=0: a mixture-of-experts model with tp=%d needs sequence "
+                      "parallelism (Megatron: sequence parallelism must be used with MoE and tp > 1)",
+                      st->tp);
+    return PT_OK;
+}
+
+int pt_strategy_moe_layout(const pt_model *m, int pp, int *first, int *last)
+{
+    int64_t mid, rest;
+    if (m->experts == 0 || pp <= 2 || m->layers % pp == 0) return 0;
+    mid = (m->layers + pp - 1) / pp;
+    rest = m->layers - (int64_t)(pp - 2) * mid;
+    if (rest < 2 || rest - rest / 2 > mid) return 0;
+    *first = (int)(rest - rest / 2);
+    *last = (int)(rest / 2);
+    return 1;
 }
 
 pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
@@ -190,6 +258,15 @@ pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
     }
     /* Megatron turns sequence parallelism off with a warning when tp == 1. */
     if (st->tp == 1) st->sp = 0;
+    /* A MoE model whose layers the pipeline cannot split evenly (DeepSeek-V3:
+     * 61 layers) runs with fewer layers on the first stage (it also holds the
+     * embedding) and the last (the loss and any multi-token-prediction
+     * module), as Megatron's DeepSeek-V3 recipes do with
+     * --pipeline-model-parallel-layout / --decoder-first/last-pipeline-num-layers:
+     * the middle stages take ceil(layers/pp), first and last split the rest
+     * (61 on 16: 3, 14 x 4, 2). */
+    if (st->vpp == 1 && !(set & (PT_K_PP_FIRST | PT_K_PP_LAST)))
+        pt_strategy_moe_layout(m, st->pp, &st->pp_first, &st->pp_last);
     return pt_strategy_check(st, m, c, job, d);
 }
 
@@ -214,13 +291,7 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
                       "tp*pp*cp*dp = %d*%d*%d*%d = %.0f does not equal the cluster's %lld devices",
                       st->tp, st->pp, st->cp, st->dp, world, (long long)c->devices);
     if ((rc = model_rules(st, m, d)) != PT_OK) return rc;
-    if (st->ep != 1)
-        return refuse(d, "ep", VAL(st->ep), 0, "ep=%d needs a mixture-of-experts model; %s is dense",
-                      st->ep, m->name);
-    if (st->etp != st->tp)
-        return refuse(d, "etp", VAL(st->etp), 0,
-                      "etp=%d applies to mixture-of-experts models only; %s is dense (etp must equal tp=%d)",
-                      st->etp, m->name, st->tp);
+    if ((rc = expert_rules(st, m, d)) != PT_OK) return rc;
     if (st->vpp > 1 && st->pp == 1)
         return refuse(d, "vpp", VAL(st->vpp), 0, "vpp=%d needs pipeline parallelism (pp > 1)", st->vpp);
     if (st->pp_first || st->pp_last) {

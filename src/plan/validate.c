@@ -85,7 +85,8 @@ static const struct {
     {C_VOCAB, 1, NUM_MAX},  {C_MOE, 0, NUM_MAX},     {C_NGPU, 1, NUM_MAX},
     {C_TP, 1, DEGREE_MAX},  {C_PP, 1, DEGREE_MAX},   {C_DP, 1, DEGREE_MAX},
     {C_CP, 1, DEGREE_MAX},  {C_VPP, 1, DEGREE_MAX},  {C_MBS, 1, DEGREE_MAX},
-    {C_GBS, 1, NUM_MAX},    {C_ZERO, 0, 3},
+    {C_GBS, 1, NUM_MAX},    {C_ZERO, 0, 3},          {C_TOPK, 1, NUM_MAX},
+    {C_EP, 1, DEGREE_MAX},
 };
 
 static void skip(pt_vrow *r, const char *why) { pt_strlcpy(r->skipped, why, sizeof r->skipped); }
@@ -167,6 +168,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     pt_cost cost;
     pt_diag d;
     int64_t layers = 0, hidden = 0, heads = 0, kv = 0, ffn = 0, seq = 0, vocab = 0, moe = 0;
+    int64_t topk = 0, ep = 1;
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
     int mosaic = has_ci(f[C_SOURCE], "mosaicml");
@@ -186,7 +188,12 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
             return skip(r, why);
         }
     }
-    if (num(f[C_MOE], &moe) < 0 || moe > 1) return skip(r, "mixture-of-experts rows are not modelled yet");
+    /* a MoE row: moe_experts experts of ffn_hidden each, moe_topk per token
+     * (Mixtral-style: every layer MoE, no shared experts), ep from its column */
+    if (num(f[C_MOE], &moe) < 0) return skip(r, "moe_experts is not a whole number");
+    if (moe > 1 && (num(f[C_TOPK], &topk) <= 0 || topk > moe))
+        return skip(r, "moe_topk not given, or more than moe_experts");
+    if (num(f[C_EP], &ep) <= 0) ep = 1;
     if (num(f[C_LAYERS], &layers) <= 0 || num(f[C_HIDDEN], &hidden) <= 0 ||
         num(f[C_HEADS], &heads) <= 0 || num(f[C_SEQ], &seq) <= 0)
         return skip(r, "model shape incomplete (layers, hidden, heads, seq_len)");
@@ -225,6 +232,11 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     m.linear_bias = !mosaic;
     m.norm_bias = !mosaic;
     m.dropout = !mosaic;
+    if (moe > 1) {
+        m.experts = moe;
+        m.topk = topk;
+        m.moe_ffn = ffn;
+    }
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
 
     if (!build_cluster(vc, f[C_GPU], n, calib, &c, r)) return;
@@ -241,7 +253,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.pp = (int)pp;
     st.dp = (int)dp;
     st.cp = (int)cp;
-    st.ep = 1;
+    st.ep = (int)ep;
     st.etp = (int)tp;
     st.vpp = (int)vpp;
     st.mbs = (int)mbs;

@@ -414,6 +414,20 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
         s.bwd[v] = lv * (pr.lb + pr.ltp_b + pr.lcp_b) + (first ? pr.emb_b + (st->sp ? pr.emb_tp : 0.0) : 0.0) +
                    (last ? pr.head_b : 0.0);
         s.act[v] = lv * pr.act_layer + pt_cost_stage_extra_activations(m, job, st, first, last);
+        if (m->experts > 0) {
+            /* MoE: the stage's dense layers differ from the MoE layer the
+             * preparation priced, and its MoE layers add the all-to-all, on
+             * the critical path except what DualPipe hides behind the paired
+             * micro-batch's compute (as cost.c prices it) */
+            double nm = (double)pt_cost_moe_layers_in(m, s.lo[v], s.lo[v + 1]), nd = lv - nm;
+            double ef = nm * pr.lep_f, eb = nm * pr.lep_b, shown = 1.0;
+            if (s.dual && ef + eb > 0) {
+                double comp = lv * (pr.lf + pr.lb) + nd * (pr.dl_f + pr.dl_b);
+                shown = ef + eb > comp ? (ef + eb - comp) / (ef + eb) : 0.0;
+            }
+            s.fwd[v] += nd * (pr.dl_f + pr.dl_tp_f) + shown * ef;
+            s.bwd[v] += nd * (pr.dl_b + pr.dl_tp_b) + shown * eb;
+        }
     }
     for (int dv = 0; dv < s.pp; dv++) {
         pt_memory k;

@@ -7,9 +7,12 @@
  * names the key, its value and its line:col when a key it needs is missing, of
  * the wrong type or impossible.  Keys it does not need are ignored: Hub configs
  * carry many (rope_theta, torch_dtype, bos_token_id, ...).
- * What it does not: mixture-of-experts or MLA models (refused with a message
- * naming the key), encoder or encoder-decoder models, rope scaling (no effect
- * on parameters or FLOPs here).
+ * Mixture-of-experts and MLA configs (mixtral, qwen2_moe, qwen3_moe,
+ * deepseek_v2, deepseek_v3, gpt_oss) are read by the readers after read_mpt.
+ * What it does not: other MoE model types (refused with a message naming the
+ * key), encoder or encoder-decoder models, rope scaling (no effect on
+ * parameters or FLOPs here), gpt_oss's attention sinks (one number per head)
+ * and DeepSeek's expert-score correction bias (not trained by gradients).
  *
  * Approximations (the pt_model fields cannot say more):
  *   - llama's attention_bias also puts a bias on o_proj (h per layer), and
@@ -38,7 +41,9 @@ typedef struct hf {
         if (try_st_ != PT_OK) return try_st_; \
     } while (0)
 
-static const char supported[] = "llama, mistral, qwen2, qwen3, gpt2, gpt_neox, nemotron, mpt";
+static const char supported[] = "llama, mistral, qwen2, qwen3, gpt2, gpt_neox, nemotron, mpt, "
+                                "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss";
+static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
 
@@ -291,6 +296,228 @@ static pt_status read_mpt(const hf *h, const char *type, pt_model *m)
     return PT_OK;
 }
 
+/* ---- mixture of experts ----------------------------------------------------
+ * Key names, as the Hub configs and transformers' classes spell them (see
+ * ../shared/reference/engines-and-formats.md section e, and the configuration
+ * classes MixtralConfig, Qwen3MoeConfig, DeepseekV3Config, GptOssConfig):
+ *   expert count: num_local_experts (mixtral, gpt_oss), num_experts (qwen2_moe,
+ *     qwen3_moe), n_routed_experts (deepseek), num_routed_experts (a Hub copy of
+ *     the DeepSeek-V3 config, aliyun/SimAI vidur-alibabacloud/data/hf_configs);
+ *   top-k: num_experts_per_tok; gpt_oss's original config.json also has
+ *     experts_per_token (openai/gpt-oss-120b, GptOssConfig: 4);
+ *   expert width: moe_intermediate_size (qwen, deepseek); intermediate_size
+ *     is the expert width in mixtral and gpt_oss (every layer is MoE);
+ *   shared experts: n_shared_experts / num_shared_experts times
+ *     moe_intermediate_size (deepseek), shared_expert_intermediate_size (qwen2_moe);
+ *   dense layers: first_k_dense_replace (deepseek: the first k layers keep the
+ *     dense MLP of intermediate_size), mlp_only_layers + decoder_sparse_step
+ *     (qwen: layer i is sparse unless listed or (i+1) % step != 0); Partita
+ *     places those dense layers first (exact for DeepSeek; Hub Qwen3-MoE configs
+ *     have mlp_only_layers [] and step 1, no dense layer at all). */
+
+static const char *const count_keys[] = {
+    "num_local_experts", "n_routed_experts", "num_routed_experts", "num_experts", NULL,
+};
+
+/* The first of keys[] present: its value into *out, its name into *which. */
+static pt_status get_alias(const hf *h, const char *const *keys, int64_t *out, const char **which)
+{
+    for (size_t i = 0; keys[i]; i++) {
+        int f = 0;
+        TRY(get_pos(h, keys[i], 0, out, &f));
+        if (f) {
+            *which = keys[i];
+            return PT_OK;
+        }
+    }
+    *which = NULL;
+    return PT_OK;
+}
+
+/* Expert count (required, one of count_keys) and top-k (default dflt_topk,
+ * the configuration class's default). */
+static pt_status moe_counts(const hf *h, pt_model *m, int64_t dflt_topk)
+{
+    static const char *const topk_keys[] = {"num_experts_per_tok", "experts_per_token", NULL};
+    const char *ek = NULL, *tk = NULL;
+    TRY(get_alias(h, count_keys, &m->experts, &ek));
+    if (!ek)
+        return key_err(h, "num_local_experts", "required key is missing (the expert count: "
+                       "num_local_experts, n_routed_experts, num_routed_experts or num_experts)");
+    m->topk = dflt_topk;
+    TRY(get_alias(h, topk_keys, &m->topk, &tk));
+    if (m->topk > m->experts && tk)
+        return key_err(h, tk, "is more than the %lld experts (%s) a token can be routed to",
+                       (long long)m->experts, ek);
+    if (m->topk > m->experts) /* the default top-k: blame the key that is there */
+        return key_err(h, ek, "is fewer than the %lld experts per token num_experts_per_tok "
+                       "defaults to", (long long)dflt_topk);
+    return PT_OK;
+}
+
+/* mixtral: every layer is MoE, intermediate_size is the expert width;
+ * MixtralConfig: num_experts_per_tok 2, sliding_window None. */
+static pt_status read_mixtral(const hf *h, const char *type, pt_model *m)
+{
+    TRY(read_llama(h, "llama", m));
+    (void)type;
+    TRY(moe_counts(h, m, 2));
+    m->moe_ffn = m->ffn;
+    return PT_OK;
+}
+
+/* qwen2_moe, qwen3_moe (Qwen3MoeConfig: num_experts 128, num_experts_per_tok
+ * 8, decoder_sparse_step 1, mlp_only_layers []; the Hub Qwen3-30B-A3B and
+ * -235B-A22B configs give every one of them). */
+static pt_status read_qwen_moe(const hf *h, const char *type, pt_model *m)
+{
+    int64_t step = 1;
+    int found = 0;
+    const json_t *only = json_object_get(h->obj, "mlp_only_layers");
+    TRY(read_llama(h, strcmp(type, "qwen2_moe") == 0 ? "qwen2" : "qwen3", m));
+    TRY(moe_counts(h, m, 8));
+    TRY(get_pos(h, "moe_intermediate_size", 1, &m->moe_ffn, NULL));
+    TRY(get_pos(h, "shared_expert_intermediate_size", 0, &m->shared_ffn, &found));
+    TRY(get_pos(h, "decoder_sparse_step", 0, &step, NULL));
+    if (only && !json_is_null(only) && !json_is_array(only))
+        return key_err(h, "mlp_only_layers", "is not a list of layer numbers");
+    for (int64_t i = 0; i < m->layers; i++) {
+        int dense = (i + 1) % step != 0;
+        for (size_t k = 0; !dense && only && k < json_array_size(only); k++)
+            if (json_is_integer(json_array_get(only, k)) &&
+                json_integer_value(json_array_get(only, k)) == i)
+                dense = 1;
+        m->dense_layers += dense;
+    }
+    for (size_t k = 0; only && k < json_array_size(only); k++) {
+        const json_t *e = json_array_get(only, k);
+        if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) >= m->layers)
+            return key_err(h, "mlp_only_layers", "holds %s, not a layer number in [0, %lld)",
+                           json_is_integer(e) ? "a number out of range" : "something else",
+                           (long long)m->layers);
+    }
+    if (m->dense_layers == m->layers)
+        return key_err(h, json_object_get(h->obj, "decoder_sparse_step") && step > 1 ? "decoder_sparse_step"
+                       : only && json_array_size(only) > 0 ? "mlp_only_layers" : "num_hidden_layers",
+                       "leaves no MoE layer (num_hidden_layers=%lld, decoder_sparse_step=%lld)",
+                       (long long)m->layers, (long long)step);
+    return PT_OK;
+}
+
+/* deepseek_v2, deepseek_v3 (DeepseekV3Config): MLA, n_shared_experts 1,
+ * first_k_dense_replace 3, num_experts_per_tok 8, n_group / topk_group
+ * (group-limited routing: n_group must divide the experts), moe_layer_freq 1,
+ * num_nextn_predict_layers (V3's multi-token prediction: 1). */
+static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
+{
+    static const char *const shared_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
+    int v3 = strcmp(type, "deepseek_v3") == 0, found = 0;
+    int64_t shared = v3 ? 1 : 0, groups = 1, topk_group = 1, freq = 1;
+    const char *sk = NULL;
+    const json_t *ql = json_object_get(h->obj, "q_lora_rank");
+    TRY(get_pos(h, "hidden_size", 1, &m->hidden, NULL));
+    TRY(get_pos(h, "intermediate_size", 1, &m->ffn, NULL));
+    TRY(get_pos(h, "moe_intermediate_size", 1, &m->moe_ffn, NULL));
+    TRY(get_pos(h, "num_hidden_layers", 1, &m->layers, NULL));
+    TRY(get_pos(h, "num_attention_heads", 1, &m->heads, NULL));
+    TRY(get_pos(h, "vocab_size", 1, &m->vocab, NULL));
+    TRY(get_pos(h, "max_position_embeddings", 1, &m->max_seq, NULL));
+    TRY(moe_counts(h, m, 8));
+    TRY(get_alias(h, shared_keys, &shared, &sk));
+    if (!sk) {
+        int64_t z = 0; /* an explicit 0 shared experts */
+        TRY(pt_json_int(h->jc, h->obj, h->path, "n_shared_experts", 0, 0, 0, &z, &found));
+        if (found) shared = 0;
+    }
+    if (shared > PT_MODEL_DIM_MAX / m->moe_ffn)
+        return key_err(h, sk ? sk : "n_shared_experts", "times moe_intermediate_size is larger than %lld",
+                       (long long)PT_MODEL_DIM_MAX);
+    m->shared_ffn = shared * m->moe_ffn;
+    m->dense_layers = v3 ? 3 : 0;
+    {
+        int64_t k = m->dense_layers;
+        int64_t z = 0;
+        int ffound = 0;
+        TRY(pt_json_int(h->jc, h->obj, h->path, "first_k_dense_replace", 0, 0, PT_MODEL_DIM_MAX, &z, &found));
+        if (found) k = z;
+        TRY(get_pos(h, "moe_layer_freq", 0, &freq, &ffound));
+        /* layer i is MoE when i >= k and i % freq == 0 */
+        m->dense_layers = 0;
+        for (int64_t i = 0; i < m->layers; i++) m->dense_layers += !(i >= k && i % freq == 0);
+        if (m->dense_layers == m->layers) /* blame a key that is in the file */
+            return key_err(h, found ? "first_k_dense_replace" : ffound ? "moe_layer_freq" : "num_hidden_layers",
+                           "leaves no MoE layer (num_hidden_layers=%lld, first_k_dense_replace=%lld%s, "
+                           "moe_layer_freq=%lld)", (long long)m->layers, (long long)k,
+                           found ? "" : " by default", (long long)freq);
+    }
+    TRY(get_pos(h, "n_group", 0, &groups, NULL));
+    TRY(get_pos(h, "topk_group", 0, &topk_group, NULL));
+    if (m->experts % groups)
+        return key_err(h, "n_group", "does not divide the %lld routed experts", (long long)m->experts);
+    if (topk_group > groups)
+        return key_err(h, "topk_group", "is more than n_group=%lld", (long long)groups);
+    /* MLA: q_lora_rank null (DeepSeek-V2-Lite) projects q directly */
+    m->mla = 1;
+    if (ql && !json_is_null(ql)) TRY(get_pos(h, "q_lora_rank", 1, &m->q_lora, NULL));
+    TRY(get_pos(h, "kv_lora_rank", 1, &m->kv_lora, NULL));
+    TRY(get_pos(h, "qk_nope_head_dim", 1, &m->qk_nope, NULL));
+    TRY(get_pos(h, "qk_rope_head_dim", 1, &m->qk_rope, NULL));
+    TRY(get_pos(h, "v_head_dim", 1, &m->v_head, NULL));
+    {
+        int64_t z = 0;
+        TRY(pt_json_int(h->jc, h->obj, h->path, "num_nextn_predict_layers", 0, 0, PT_MODEL_DIM_MAX,
+                        &z, &found));
+        if (found) m->mtp_layers = z;
+    }
+    m->kv_heads = m->heads;
+    m->head_dim = m->qk_nope + m->qk_rope; /* the q.k width, for activation sizes */
+    TRY(get_bool(h, "tie_word_embeddings", 0, &m->tied_embeddings));
+    TRY(get_act(h, "hidden_act", "silu", &m->act));
+    TRY(get_drop(h, "attention_dropout", 0.0, &m->dropout));
+    m->gated_mlp = 1;
+    return PT_OK;
+}
+
+/* gpt_oss (openai/gpt-oss-120b config.json; transformers GptOssConfig):
+ * num_local_experts 128, experts_per_token / num_experts_per_tok 4,
+ * intermediate_size 2880 is the expert width, head_dim 64, attention_bias
+ * true, biased experts and router, sliding_window 128 on the layers
+ * layer_types marks "sliding_attention" (alternating, from layer 0, when
+ * layer_types is absent). */
+static pt_status read_gpt_oss(const hf *h, const char *type, pt_model *m)
+{
+    const json_t *lt = json_object_get(h->obj, "layer_types");
+    int found = 0;
+    (void)type;
+    TRY(read_llama(h, "llama", m));
+    if (!json_object_get(h->obj, "head_dim")) {
+        m->head_dim = 64;
+        if (m->heads % m->kv_heads) /* read_llama checked */
+            return key_err(h, "num_key_value_heads", "does not divide num_attention_heads");
+    }
+    TRY(moe_counts(h, m, 4));
+    m->moe_ffn = m->ffn;
+    m->expert_bias = 1;
+    TRY(get_bool(h, "attention_bias", 1, &m->qkv_bias));
+    m->window = 128;
+    TRY(get_pos(h, "sliding_window", 0, &m->window, &found));
+    if (lt && !json_is_null(lt)) {
+        if (!json_is_array(lt) || (int64_t)json_array_size(lt) != m->layers)
+            return key_err(h, "layer_types", "is not a list of num_hidden_layers=%lld layer types",
+                           (long long)m->layers);
+        for (size_t i = 0; i < json_array_size(lt); i++) {
+            const char *t = json_string_value(json_array_get(lt, i));
+            if (!t || (strcmp(t, "sliding_attention") && strcmp(t, "full_attention")))
+                return key_err(h, "layer_types", "holds a value that is not \"sliding_attention\" "
+                               "or \"full_attention\"");
+            m->window_layers += strcmp(t, "sliding_attention") == 0;
+        }
+    } else {
+        m->window_layers = (m->layers + 1) / 2;
+    }
+    return PT_OK;
+}
+
 /* ---- dispatch -------------------------------------------------------------- */
 
 typedef pt_status (*hf_reader)(const hf *h, const char *type, pt_model *m);
@@ -298,31 +525,27 @@ typedef pt_status (*hf_reader)(const hf *h, const char *type, pt_model *m);
 static const struct {
     const char *type;
     hf_reader read;
+    int moe; /* 1: a mixture-of-experts model type */
 } readers[] = {
-    {"llama", read_llama}, {"mistral", read_llama},   {"qwen2", read_llama},
-    {"qwen3", read_llama}, {"nemotron", read_llama}, {"gpt2", read_gpt2},
-    {"gpt_neox", read_neox}, {"mpt", read_mpt},
+    {"llama", read_llama, 0},         {"mistral", read_llama, 0},      {"qwen2", read_llama, 0},
+    {"qwen3", read_llama, 0},         {"nemotron", read_llama, 0},     {"gpt2", read_gpt2, 0},
+    {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
+    {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
+    {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},
 };
 
+/* Mixture-of-experts model types Partita cannot read yet. */
 static const char *const moe_types[] = {
-    "mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "olmoe",
-    "phimoe",  "granitemoe", "dbrx", "jetmoe", NULL,
+    "olmoe", "phimoe", "granitemoe", "dbrx", "jetmoe", NULL,
 };
 
-/* Keys that carry the expert count (SPEC section 3; the SimAI copy of the
- * DeepSeek-V3 config spells it num_routed_experts). */
-static const char *const expert_keys[] = {
-    "num_local_experts", "n_routed_experts", "num_routed_experts", "num_experts", NULL,
-};
-
-/* "KEY VALUE: mixture-of-experts models are not supported yet (...)". */
-static pt_status moe_err(const hf *h, const char *key)
+/* "KEY VALUE: ..." for a MoE config Partita does not read. */
+static pt_status moe_err(const hf *h, const char *key, const char *why)
 {
     pt_diag *d = h->jc->d;
     key_err(h, key, "is a mixture-of-experts model");
-    snprintf(d->msg, sizeof d->msg,
-             "%s %s: mixture-of-experts models are not supported yet (dense transformers only)",
-             d->field, d->value);
+    snprintf(d->msg, sizeof d->msg, "%s %s: %s (mixture-of-experts model types: %s)", d->field,
+             d->value, why, supported_moe);
     return PT_EINPUT;
 }
 
@@ -343,14 +566,22 @@ pt_status pt_hf_read_json(pt_jctx *jc, const json_t *cfg, const char *path, pt_m
     if (!found)
         return key_err(&h, "model_type", "required key is missing (supported: %s)", supported);
     for (i = 0; moe_types[i]; i++)
-        if (strcmp(type, moe_types[i]) == 0) return moe_err(&h, "model_type");
-    for (i = 0; expert_keys[i]; i++) {
-        int64_t n = 0;
-        TRY(pt_json_int(jc, cfg, h.path, expert_keys[i], 0, 0, INT64_MAX, &n, &found));
-        if (found && n > 1) return moe_err(&h, expert_keys[i]);
-    }
+        if (strcmp(type, moe_types[i]) == 0)
+            return moe_err(&h, "model_type", "this model type is not supported yet");
     for (i = 0; i < sizeof readers / sizeof readers[0]; i++)
         if (strcmp(type, readers[i].type) == 0) break;
+    /* a dense model_type with experts: the config is not what it says */
+    if (i < sizeof readers / sizeof readers[0] && !readers[i].moe)
+        for (size_t k = 0; count_keys[k]; k++) {
+            int64_t n = 0;
+            TRY(pt_json_int(jc, cfg, h.path, count_keys[k], 0, 0, INT64_MAX, &n, &found));
+            if (found && n > 1) {
+                char why[256];
+                snprintf(why, sizeof why, "model_type \"%s\" is a dense model; a config with "
+                         "experts names its MoE model_type", type);
+                return moe_err(&h, count_keys[k], why);
+            }
+        }
     if (i == sizeof readers / sizeof readers[0])
         return key_err(&h, "model_type", "is not a supported model_type (supported: %s)",
                        supported);

@@ -5,7 +5,7 @@
  * What it does: counts the parameters of a pt_model, checks that its shape can
  * exist, and finds a model by built-in name or by path to a Hugging Face
  * config.json (read by hf.c).
- * What it does not: costs (src/cost), MoE or MLA models (refused by hf.c).
+ * What it does not: costs (src/cost).
  *
  * Parameter count of one layer (weights and biases, h = hidden, a = heads,
  * g = kv_heads, d = head_dim, f = ffn):
@@ -20,6 +20,16 @@
  *   P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h))
  * plus the final LayerNorm's 2h; for Llama-2-7B it gives 6,738,415,616, the
  * count Hugging Face reports.
+ *
+ * Mixture of experts: a MoE layer holds attention, the router (h*E, plus E
+ * biases in gpt_oss), E routed experts (each an MLP of moe_ffn, with biases in
+ * gpt_oss) and the shared experts (an MLP of shared_ffn); the first
+ * dense_layers layers keep the dense MLP (ffn).  The active count uses topk
+ * routed experts instead of E.  Multi-head latent attention (DeepSeek-V2/V3)
+ * replaces q/k/v by low-rank projections (attn_params below).  Checked
+ * against the model cards (tests/test_workload.c): Mixtral 8x7B 46.7B total,
+ * 12.9B active; Qwen3-30B-A3B 30.5B / 3.3B; DeepSeek-V3 671B / 37B without
+ * its multi-token-prediction module (the card's 685B includes 14B of MTP).
  */
 #include "workload/model.h"
 
@@ -41,6 +51,8 @@ static const char *const names[] = {
     "nemotron4-15b", "nemotron4-340b",
     "mpt-125m",      "mpt-350m",      "mpt-760m",   "mpt-1b",     "mpt-3b",
     "mpt-7b",        "mpt-13b",       "mpt-30b",    "mpt-70b",
+    "mixtral-8x7b",  "mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b",
+    "deepseek-v3",   "gpt-oss-120b",
 };
 
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
@@ -71,39 +83,115 @@ static int64_t cadd(int64_t a, int64_t b, int *ovf)
     return a + b;
 }
 
-static int64_t layer_params(const pt_model *m, int *ovf)
+/* Attention of one layer with its two norms. */
+static int64_t attn_params(const pt_model *m, int *ovf)
 {
     int64_t h = m->hidden;
-    int64_t q = cmul(m->heads, m->head_dim, ovf);    /* a*d */
-    int64_t kv = cmul(m->kv_heads, m->head_dim, ovf); /* g*d */
-    int64_t qkv_out = cadd(q, cmul(2, kv, ovf), ovf); /* (a+2g)*d */
     int64_t n = 0;
-
-    n = cadd(n, cmul(h, qkv_out, ovf), ovf);            /* q, k, v */
-    n = cadd(n, cmul(q, h, ovf), ovf);                  /* out projection */
-    n = cadd(n, cmul(m->gated_mlp ? 3 : 2, cmul(h, m->ffn, ovf), ovf), ovf);
-    if (m->linear_bias) {
-        n = cadd(n, qkv_out, ovf);
-        n = cadd(n, h, ovf);                                        /* out proj */
-        n = cadd(n, cmul(m->gated_mlp ? 2 : 1, m->ffn, ovf), ovf); /* gate, up / fc1 */
-        n = cadd(n, h, ovf);                                        /* down / fc2 */
-    } else if (m->qkv_bias) {
-        n = cadd(n, qkv_out, ovf);
+    if (m->mla) {
+        /* DeepSeek-V2/V3 MLA (modeling_deepseek_v3.py): q_a_proj h*q_lora +
+         * q_a_layernorm q_lora + q_b_proj q_lora*a*(nope+rope) (or q_proj
+         * h*a*(nope+rope) without q_lora); kv_a_proj_with_mqa
+         * h*(kv_lora+rope) + kv_a_layernorm kv_lora + kv_b_proj
+         * kv_lora*a*(nope+v); o_proj a*v*h. */
+        int64_t qk = cadd(m->qk_nope, m->qk_rope, ovf);
+        int64_t aq = cmul(m->heads, qk, ovf);
+        if (m->q_lora > 0) {
+            n = cadd(n, cmul(h, m->q_lora, ovf), ovf);
+            n = cadd(n, m->q_lora, ovf);
+            n = cadd(n, cmul(m->q_lora, aq, ovf), ovf);
+        } else {
+            n = cadd(n, cmul(h, aq, ovf), ovf);
+        }
+        n = cadd(n, cmul(h, cadd(m->kv_lora, m->qk_rope, ovf), ovf), ovf);
+        n = cadd(n, m->kv_lora, ovf);
+        n = cadd(n, cmul(m->kv_lora, cmul(m->heads, cadd(m->qk_nope, m->v_head, ovf), ovf), ovf), ovf);
+        n = cadd(n, cmul(cmul(m->heads, m->v_head, ovf), h, ovf), ovf);
+    } else {
+        int64_t q = cmul(m->heads, m->head_dim, ovf);    /* a*d */
+        int64_t kv = cmul(m->kv_heads, m->head_dim, ovf); /* g*d */
+        int64_t qkv_out = cadd(q, cmul(2, kv, ovf), ovf); /* (a+2g)*d */
+        n = cadd(n, cmul(h, qkv_out, ovf), ovf);           /* q, k, v */
+        n = cadd(n, cmul(q, h, ovf), ovf);                 /* out projection */
+        if (m->linear_bias) {
+            n = cadd(n, qkv_out, ovf);
+            n = cadd(n, h, ovf); /* out proj */
+        } else if (m->qkv_bias) {
+            n = cadd(n, qkv_out, ovf);
+        }
     }
     n = cadd(n, cmul(m->norm_bias ? 4 : 2, h, ovf), ovf); /* two norms */
     return n;
 }
 
-static int64_t model_params(const pt_model *m, int *ovf)
+/* An MLP of inner size f (gate, up, down or fc1, fc2), with its biases. */
+static int64_t mlp_params(const pt_model *m, int64_t f, int bias, int *ovf)
+{
+    int64_t h = m->hidden;
+    int64_t n = cmul(m->gated_mlp ? 3 : 2, cmul(h, f, ovf), ovf);
+    if (bias) {
+        n = cadd(n, cmul(m->gated_mlp ? 2 : 1, f, ovf), ovf); /* gate, up / fc1 */
+        n = cadd(n, h, ovf);                                  /* down / fc2 */
+    }
+    return n;
+}
+
+static int64_t experts_params(const pt_model *m, int64_t count, int *ovf)
+{
+    return cmul(count, mlp_params(m, m->moe_ffn, m->expert_bias, ovf), ovf);
+}
+
+/* Router (h x experts, with a bias in gpt_oss) and the shared experts. */
+static int64_t moe_other_params(const pt_model *m, int *ovf)
+{
+    int64_t n = cmul(m->experts, m->hidden, ovf);
+    if (m->expert_bias) n = cadd(n, m->experts, ovf);
+    if (m->shared_ffn > 0) n = cadd(n, mlp_params(m, m->shared_ffn, 0, ovf), ovf);
+    return n;
+}
+
+static int64_t moe_layers(const pt_model *m)
+{
+    return m->experts > 0 ? m->layers - m->dense_layers : 0;
+}
+
+/* Layer parameters with `active` routed experts per MoE layer (all of them
+ * for the total). */
+static int64_t layers_params(const pt_model *m, int64_t active, int *ovf)
+{
+    int64_t attn = attn_params(m, ovf);
+    int64_t nmoe = moe_layers(m), ndense = m->layers - nmoe;
+    int64_t n = cmul(ndense, cadd(attn, mlp_params(m, m->ffn, m->linear_bias, ovf), ovf), ovf);
+    if (nmoe > 0) {
+        int64_t moe = cadd(attn, cadd(experts_params(m, active, ovf), moe_other_params(m, ovf), ovf), ovf);
+        n = cadd(n, cmul(nmoe, moe, ovf), ovf);
+    }
+    return n;
+}
+
+static int64_t layer_params(const pt_model *m, int *ovf)
+{
+    if (moe_layers(m) > 0)
+        return cadd(attn_params(m, ovf),
+                    cadd(experts_params(m, m->experts, ovf), moe_other_params(m, ovf), ovf), ovf);
+    return cadd(attn_params(m, ovf), mlp_params(m, m->ffn, m->linear_bias, ovf), ovf);
+}
+
+static int64_t model_params_with(const pt_model *m, int64_t active, int *ovf)
 {
     int64_t h = m->hidden;
     int64_t emb = cmul(m->vocab, h, ovf);
-    int64_t n = cmul(m->layers, layer_params(m, ovf), ovf);
+    int64_t n = layers_params(m, active, ovf);
     n = cadd(n, emb, ovf);
     if (!m->tied_embeddings) n = cadd(n, emb, ovf);
     if (m->learned_pos) n = cadd(n, cmul(m->max_seq, h, ovf), ovf);
     n = cadd(n, m->norm_bias ? cmul(2, h, ovf) : h, ovf); /* final norm */
     return n;
+}
+
+static int64_t model_params(const pt_model *m, int *ovf)
+{
+    return model_params_with(m, m->experts, ovf);
 }
 
 int64_t pt_model_layer_params(const pt_model *m)
@@ -123,6 +211,45 @@ int64_t pt_model_params(const pt_model *m)
     n = model_params(m, &ovf);
     return ovf ? -1 : n;
 }
+
+int64_t pt_model_active_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n;
+    assert(m);
+    n = model_params_with(m, m->experts > 0 ? m->topk : 0, &ovf);
+    return ovf ? -1 : n;
+}
+
+int64_t pt_model_attn_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n = attn_params(m, &ovf);
+    return ovf ? -1 : n;
+}
+
+int64_t pt_model_dense_mlp_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n = mlp_params(m, m->ffn, m->linear_bias, &ovf);
+    return ovf ? -1 : n;
+}
+
+int64_t pt_model_expert_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n = moe_layers(m) > 0 ? experts_params(m, m->experts, &ovf) : 0;
+    return ovf ? -1 : n;
+}
+
+int64_t pt_model_moe_other_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n = moe_layers(m) > 0 ? moe_other_params(m, &ovf) : 0;
+    return ovf ? -1 : n;
+}
+
+int64_t pt_model_moe_layers(const pt_model *m) { return moe_layers(m); }
 
 /* ---- shape checks ---------------------------------------------------------- */
 
@@ -165,6 +292,46 @@ pt_status pt_model_check(const pt_model *m, pt_diag *d)
         return pt_diag_set(d, NULL, "num_attention_heads", v,
                            "num_attention_heads: %s does not divide hidden_size=%lld", v,
                            (long long)m->hidden);
+    }
+    if (m->experts > 0) {
+        const struct {
+            const char *key;
+            int64_t v, lo, hi;
+        } moe[] = {
+            {"num_local_experts", m->experts, 1, PT_MODEL_DIM_MAX},
+            {"moe_intermediate_size", m->moe_ffn, 1, PT_MODEL_DIM_MAX},
+            {"num_experts_per_tok", m->topk, 1, m->experts},
+            {"shared_expert_intermediate_size", m->shared_ffn, 0, PT_MODEL_DIM_MAX},
+            {"first_k_dense_replace", m->dense_layers, 0, m->layers},
+            {"num_nextn_predict_layers", m->mtp_layers, 0, PT_MODEL_DIM_MAX},
+        };
+        for (size_t i = 0; i < sizeof moe / sizeof moe[0]; i++) {
+            if (moe[i].v >= moe[i].lo && moe[i].v <= moe[i].hi) continue;
+            snprintf(v, sizeof v, "%lld", (long long)moe[i].v);
+            return pt_diag_set(d, NULL, moe[i].key, v, "%s: %s is not in [%lld, %lld]", moe[i].key, v,
+                               (long long)moe[i].lo, (long long)moe[i].hi);
+        }
+    }
+    if (m->mla) {
+        const struct {
+            const char *key;
+            int64_t v, lo;
+        } mla[] = {
+            {"q_lora_rank", m->q_lora, 0},     {"kv_lora_rank", m->kv_lora, 1},
+            {"qk_nope_head_dim", m->qk_nope, 1}, {"qk_rope_head_dim", m->qk_rope, 1},
+            {"v_head_dim", m->v_head, 1},
+        };
+        for (size_t i = 0; i < sizeof mla / sizeof mla[0]; i++) {
+            if (mla[i].v >= mla[i].lo && mla[i].v <= PT_MODEL_DIM_MAX) continue;
+            snprintf(v, sizeof v, "%lld", (long long)mla[i].v);
+            return pt_diag_set(d, NULL, mla[i].key, v, "%s: %s is not in [%lld, %lld]", mla[i].key, v,
+                               (long long)mla[i].lo, (long long)PT_MODEL_DIM_MAX);
+        }
+    }
+    if (m->window < 0 || m->window_layers < 0 || m->window_layers > m->layers) {
+        snprintf(v, sizeof v, "%lld", (long long)m->window);
+        return pt_diag_set(d, NULL, "sliding_window", v, "sliding_window: %s (on %lld of %lld layers) "
+                           "is not a window size", v, (long long)m->window_layers, (long long)m->layers);
     }
     p = model_params(m, &ovf);
     if (ovf || p > PT_MODEL_PARAMS_MAX) {

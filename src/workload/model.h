@@ -10,6 +10,9 @@
  *   - layers, hidden, heads, kv_heads, head_dim, ffn, vocab, max_seq are all in
  *     [1, PT_MODEL_DIM_MAX];
  *   - kv_heads divides heads;
+ *   - a MoE model (experts > 0) has 1 <= topk <= experts, moe_ffn in
+ *     [1, PT_MODEL_DIM_MAX], shared_ffn >= 0 and 0 <= dense_layers <= layers;
+ *     an MLA model (mla = 1) has kv_lora, qk_nope, qk_rope, v_head >= 1;
  *   - the whole parameter count is at most PT_MODEL_PARAMS_MAX, so every
  *     product in pt_model_params (and in cost code using these fields the same
  *     way) fits in int64_t.

@@ -86,6 +86,12 @@ expect "validate, header lacks a column" "$tmp/runs.csv:1:1: header lacks the co
     "$P" validate "$tmp/runs.csv"
 expect "validate, no file" "validate: give a runs CSV" \
     "$P" validate
+expect "ep on a dense model" "ep=2 needs a mixture-of-experts model; llama3-8b is dense" \
+    "$P" eval llama3-8b --cluster dgx-h100 --global-batch 512 --strategy "ep=2"
+expect "ep not dividing the experts" "ep=3 does not divide the 8 experts" \
+    "$P" eval mixtral-8x7b --cluster dgx-h100 --gpus 24 --global-batch 24 --strategy "ep=3"
+expect "--moe-imbalance below 1" '--moe-imbalance: "0.5" is not a number in [1, 1000]' \
+    "$P" eval mixtral-8x7b --cluster dgx-h100 --global-batch 64 --strategy "ep=8" --moe-imbalance 0.5
 expect "unknown command" 'unknown command "frobnicate"' \
     "$P" frobnicate
 exit $fail

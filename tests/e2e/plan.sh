@@ -62,6 +62,24 @@ $P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192
 [ $? -eq 2 ] || bad "torchtitan zero=1 should be refused with status 2"
 grep -q "zero" "$tmp/err" || bad "torchtitan refusal does not name zero: $(cat "$tmp/err")"
 
+# mixture of experts: --fix and --space take ep and etp; the Megatron export
+# writes the expert flags; DeepSpeed refuses with the reason; a dense model
+# refuses ep
+$P plan mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --seq-len 4096 \
+    --fix "ep=8 etp=1" --space "pp=2,4" --export megatron >"$tmp/moe" 2>"$tmp/err" ||
+    bad "mixtral megatron export failed: $(cat "$tmp/err")"
+grep -q -- "--num-experts 8" "$tmp/moe" || bad "mixtral export lacks --num-experts 8"
+grep -q -- "--expert-model-parallel-size 8" "$tmp/moe" || bad "mixtral export lacks --expert-model-parallel-size 8"
+$P plan mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --seq-len 4096 --json \
+    --space "ep=4" >"$tmp/moe.json" 2>"$tmp/err" || bad "mixtral --space ep=4 failed: $(cat "$tmp/err")"
+grep '"ep"' "$tmp/moe.json" | grep -qv '"ep": 4' && bad "--space ep=4 not kept"
+grep -q '"ep_comm"' "$tmp/moe.json" || bad "plan --json lacks time_s.ep_comm"
+$P plan mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --seq-len 4096 \
+    --export deepspeed >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "expert" "$tmp/err" || bad "deepspeed MoE export: not refused with a reason"
+$P plan llama3-8b --cluster dgx-h100 --global-batch 512 --fix "ep=2" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'mixture-of-experts' "$tmp/err" || bad "--fix ep=2 on a dense model: not refused"
+
 # bad input
 $P plan llama3-8b --cluster dgx-h100 --global-batch 512 --space "tq=2" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'tq' "$tmp/err" || bad "--space tq=2: not refused by name"

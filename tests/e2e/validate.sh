@@ -69,6 +69,29 @@ else
     bad "validate tests/data/runs_small.csv: exit $?: $(cat "$tmp/err")"
 fi
 
+# a mixture-of-experts row (moe_experts, moe_topk, ep) is priced, not skipped:
+# Mixtral 8x7B's sizes (as a CSV row builds it: a GPT-style MLP) with
+# Megatron's example strategy (tp=1 pp=4 ep=8).  The measured_value 1 is not
+# a measurement; only that the row is priced is checked.
+hdr=$(head -1 tests/data/runs_small.csv)
+printf '%s
+%s
+' "$hdr" \
+    "moe check,mixtral-like,47,32,4096,32,8,14336,4096,32000,8,2,H100-SXM5-80GB,64,1,4,16,1,8,,1,256,none,no,1,iter_time_s,1,not a measurement" \
+    >"$tmp/moe.csv"
+if "$P" validate "$tmp/moe.csv" --json >"$tmp/moe.json" 2>"$tmp/err"; then
+    if command -v python3 >/dev/null 2>&1; then
+        python3 - "$tmp/moe.json" <<'PY' || bad "moe row: not priced"
+import json, sys
+o = json.load(open(sys.argv[1]))
+r = o["rows"][0]
+sys.exit(0 if o["predicted_rows"] == 1 and r.get("predicted", 0) > 0 else 1)
+PY
+    fi
+else
+    bad "validate a MoE row: exit $?: $(cat "$tmp/err")"
+fi
+
 # the shared published runs
 csv=$shared/data/validation/published_runs.csv
 if [ ! -f "$csv" ]; then
