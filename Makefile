@@ -8,7 +8,7 @@
 CC      ?= cc
 BUILD   ?= build
 PKGS    := jansson cmocka
-DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev pkg-config
+DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev pkg-config python3
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
            -Wmissing-prototypes -Werror
 OPT     ?= -O2 -g
@@ -33,11 +33,13 @@ REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 .SECONDARY:
 all: $(BUILD)/partita $(BUILD)/libpartita.a
 
-# Build dependencies are Debian packages.  As root, install what is missing;
+# Build dependencies are Debian packages (python3 checks the tests' JSON).
+# As root, install what is missing;
 # otherwise print the exact command and stop.
 $(BUILD)/.deps:
 	@mkdir -p $(BUILD)
-	@if ! pkg-config --exists $(PKGS) 2>/dev/null || ! test -f /usr/include/glpk.h; then \
+	@if ! pkg-config --exists $(PKGS) 2>/dev/null || ! test -f /usr/include/glpk.h || \
+	     ! command -v python3 >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "partita: installing build dependencies: $(DEBPKGS)"; \
 	    (apt-get install -y $(DEBPKGS) || (apt-get update && apt-get install -y $(DEBPKGS))) >&2 || exit 1; \

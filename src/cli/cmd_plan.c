@@ -83,6 +83,17 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
     }
 }
 
+/* A dimension's value as the explanation words it: names for the enums,
+ * "even" for a first or last stage that holds no special layer count. */
+static void dim_value(int d, int64_t x, char *buf, size_t n)
+{
+    if (d == PT_D_RECOMPUTE) snprintf(buf, n, "%s", pt_recompute_name((pt_recompute)x));
+    else if (d == PT_D_SCHEDULE) snprintf(buf, n, "%s", pt_schedule_name((pt_schedule)x));
+    else if (d == PT_D_OFFLOAD) snprintf(buf, n, "%s", pt_offload_name((pt_offload)x));
+    else if ((d == PT_D_PP_FIRST || d == PT_D_PP_LAST) && x == 0) snprintf(buf, n, "even");
+    else snprintf(buf, n, "%lld", (long long)x);
+}
+
 static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts *so,
                     const pt_search_result *r)
 {
@@ -98,10 +109,7 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
         double dmax = -1e300, loss;
         char v[32];
         int64_t bv = pt_strategy_dim(&b->st, d);
-        if (d == PT_D_RECOMPUTE) snprintf(v, sizeof v, "%s", pt_recompute_name((pt_recompute)bv));
-        else if (d == PT_D_SCHEDULE) snprintf(v, sizeof v, "%s", pt_schedule_name((pt_schedule)bv));
-        else if (d == PT_D_OFFLOAD) snprintf(v, sizeof v, "%s", pt_offload_name((pt_offload)bv));
-        else snprintf(v, sizeof v, "%lld", (long long)bv);
+        dim_value(d, bv, v, sizeof v);
         if ((d == PT_D_EP || d == PT_D_ETP) && m->experts == 0) continue; /* dense: nothing to say */
         if (!r->have_alt[d]) {
             int pinned = (d == PT_D_GBS && so->gbs_lo == so->gbs_hi) ||
@@ -125,10 +133,7 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
             char av[32];
             int64_t x = pt_strategy_dim(&a->st, d);
             const char *lvl = part_level(c, &a->st, worst);
-            if (d == PT_D_RECOMPUTE) snprintf(av, sizeof av, "%s", pt_recompute_name((pt_recompute)x));
-            else if (d == PT_D_SCHEDULE) snprintf(av, sizeof av, "%s", pt_schedule_name((pt_schedule)x));
-            else if (d == PT_D_OFFLOAD) snprintf(av, sizeof av, "%s", pt_offload_name((pt_offload)x));
-            else snprintf(av, sizeof av, "%lld", (long long)x);
+            dim_value(d, x, av, sizeof av);
             printf("  %-9s %s, not %s: the best with %s=%s is %.1f%% slower, mostly %s%s%s "
                    "(%+.3f s per step)\n",
                    pt_space_dim_name(d), v, av, pt_space_dim_name(d), av, 100.0 * loss,
