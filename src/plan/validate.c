@@ -19,7 +19,8 @@
  * count for that paper's rows -- its eq. 3, used for every number it reports --
  * else model FLOPs);
  * tokens_per_s_per_gpu; mfu (percent); mem_activation_gib_per_gpu and
- * mem_weights_grads_optimizer_gib_per_gpu (busiest device); activation memory
+ * mem_weights_grads_optimizer_gib_per_gpu (busiest device; for Korthikanti's
+ * Fig. 1 the transformer layers alone, as that figure counts); activation memory
  * as a percentage of the no-recompute, no-SP layer; layer_fwd_bwd_ms.
  */
 #include "plan/validate.h"
@@ -319,7 +320,19 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         r->predicted = (double)cost.mem.activations / PT_GiB;
         r->is_memory = 1;
     } else if (!strcmp(metric, "mem_weights_grads_optimizer_gib_per_gpu")) {
-        r->predicted = (double)(cost.mem.weights + cost.mem.gradients + cost.mem.optimizer) / PT_GiB;
+        pt_memory s = cost.mem;
+        if (has_ci(notes, "Fig.1")) {
+            /* Korthikanti Fig. 1 counts the transformer layers alone: 18
+             * bytes (fp16 weight, fp32 gradient, fp32 master, m, v) times
+             * the layers' parameters on a device gives all four of its
+             * values within 0.1% (22B, 175B, 530B, 1T); the first stage's
+             * embedding is left out even where pp = 1.  Price a stage that
+             * holds neither the embedding nor the output layer. */
+            pt_cost_prep pr;
+            pt_cost_prepare(&m, &c, &job, &st, &pr);
+            pt_cost_stage_states(&m, &job, &st, &pr, 0, 0, &s);
+        }
+        r->predicted = (double)(s.weights + s.gradients + s.optimizer) / PT_GiB;
         r->is_memory = 1;
     } else {
         return skip(r, "metric not predicted");

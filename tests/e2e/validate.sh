@@ -92,6 +92,25 @@ else
     bad "validate a MoE row: exit $?: $(cat "$tmp/err")"
 fi
 
+# Korthikanti Fig. 1 parameters+gradients+optimizer (tests/data/runs_fig1.csv,
+# two rows of published_runs.csv): the figure counts 18 bytes per parameter of
+# the transformer layers on a device, no embedding -- GPT-1T at tp=8 pp=64:
+# a layer holds 12h^2 + 13h parameters, of which the two layer norms' 4h are
+# not split by tp, so 2 x ((12 x 25600^2 + 9 x 25600) / 8 + 4 x 25600)
+# = 1,966,342,400 parameters x 18 B = 32.963 GiB; GPT-530B at tp=8 pp=35:
+# 3 layers of h=20480, 1,887,751,680 x 18 B = 31.646 GiB.
+if "$P" validate tests/data/runs_fig1.csv --json >"$tmp/fig1.json" 2>"$tmp/err"; then
+    python3 - "$tmp/fig1.json" <<'PY' || bad "Fig. 1 parameter memory not priced as the figure counts it"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+want = [1966342400 * 18 / 2**30, 1887751680 * 18 / 2**30]
+got = [r["predicted"] for r in rows]
+assert len(got) == 2 and all(abs(g - w) < 1e-6 * w for g, w in zip(got, want)), (got, want)
+PY
+else
+    bad "validate tests/data/runs_fig1.csv: exit $?: $(cat "$tmp/err")"
+fi
+
 # the shared published runs
 csv=$shared/data/validation/published_runs.csv
 if [ ! -f "$csv" ]; then
