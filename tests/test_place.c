@@ -17,6 +17,7 @@
 #include "plan/place.h"
 #include "plan/scale.h"
 #include "goal/statef_csv.h"
+#include "goal/ttt.h"
 #include "base/base.h"
 #include "workload/graph.h"
 
@@ -255,6 +256,91 @@ static void test_place_biglstm(void **state)
     pt_graph_free(&g);
 }
 
+/* When each node ends in one micro-batch's schedule: a chain of two nodes of
+ * 3 s (forward 1 s + backward 2 s) on two devices with a 0.6 s transfer
+ * ends at 3 and 3 + 0.6 + 3 = 6.6 s. */
+static void test_finish_times(void **state)
+{
+    tprob t;
+    int dev[2] = {0, 1};
+    double fin[2];
+    (void)state;
+    tp_init(&t, 2, 2, 1);
+    t.dur[0] = t.dur[1] = 3.0;
+    tp_edge(&t, 0, 1, 0.6, 1.0);
+    pt_pprob_finish(&t.p, dev, NULL, fin);
+    near_rel(fin[0], 3.0, 1e-12, "first node");
+    near_rel(fin[1], 6.6, 1e-12, "second node");
+}
+
+/* Data parallelism on one device by hand: the gradient all-reduce hides
+ * behind the whole backward (2x the forward) except its last bucket, so
+ * exposed = max(ar / layers, ar - 2 fwd (1 - 1 / layers)) with ar the
+ * all-reduce of 2 bytes per parameter over the 64 devices. */
+static void test_dp_exposed_one_device(void **state)
+{
+    pt_graph g;
+    pt_cluster c;
+    pt_diag d;
+    pt_placement p;
+    pt_place_opts o = {.m = 1, .batch = 32, .dp = 64, .dtype = PT_FP16, .max_nodes = 32};
+    double fwd = 0, params = 0, ar, want;
+    int nl = 0;
+    (void)state;
+    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 64, &d), PT_OK);
+    assert_int_equal(pt_place_graph(&g, &c, &o, &p, &d), PT_OK);
+    for (int i = 0; i < g.n; i++) {
+        fwd += pt_glayer_fwd_s(&g.l[i], &c.dev, PT_FP16, 32);
+        params += g.l[i].params;
+        nl += g.l[i].params > 0;
+    }
+    near_rel(p.grad_window_s[0], 2.0 * fwd, 1e-9, "window = the backward");
+    ar = pt_coll_time(&c, PT_ALLREDUCE, (int64_t)(2.0 * params), 64, 1);
+    want = ar - 2.0 * fwd * (1.0 - 1.0 / nl);
+    if (want < ar / nl) want = ar / nl;
+    near_rel(p.dp_comm_s, want, 1e-9, "exposed all-reduce");
+    pt_placement_free(&p);
+    pt_graph_free(&g);
+}
+
+/* A GNMT worker of two V100s among 512: placed for the step alone, one
+ * device holds three quarters of the parameters and its all-reduce is
+ * exposed; placed for the step among 512 workers, the parameters split
+ * evenly enough that the step is shorter at that count. */
+static void test_dp_aware_placement(void **state)
+{
+    pt_graph g;
+    pt_cluster c1, c;
+    pt_diag d;
+    pt_placement alone, among;
+    pt_place_opts o = {.m = 2, .batch = 128, .dp = 1, .dtype = PT_FP16, .max_nodes = 32};
+    double share[2][2] = {{0, 0}, {0, 0}}, total = 0;
+    (void)state;
+    assert_int_equal(pt_graph_builtin("gnmt", &g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c1, &d), PT_OK);
+    c = c1;
+    assert_int_equal(pt_cluster_resize(&c, 1024, &d), PT_OK);
+    assert_int_equal(pt_place_graph(&g, &c1, &o, &alone, &d), PT_OK);
+    o.dp = 512;
+    assert_int_equal(pt_place_graph(&g, &c, &o, &among, &d), PT_OK);
+    pt_place_data_parallel(&g, &c, PT_FP16, 128, 512, &alone);
+    assert_true(among.fits && alone.fits);
+    assert_true(among.step_s < alone.step_s);
+    near_rel(among.step_s, among.pipe_s + among.dp_comm_s + among.optimizer_s, 1e-12, "step parts");
+    for (int i = 0; i < g.n; i++) {
+        share[0][alone.layer_dev[i]] += g.l[i].params;
+        share[1][among.layer_dev[i]] += g.l[i].params;
+        total += g.l[i].params;
+    }
+    assert_true(fmax(share[1][0], share[1][1]) < fmax(share[0][0], share[0][1]));
+    assert_true(fmax(share[1][0], share[1][1]) < 0.6 * total);
+    pt_placement_free(&alone);
+    pt_placement_free(&among);
+    pt_graph_free(&g);
+}
+
 /* Time to train is steps x step time, steps = E(B) N / B with E(B) =
  * E_min (1 + B / B_noise), at every point of the scale curve; the first
  * point (one device) is the plain one-device step. */
@@ -330,6 +416,9 @@ int main(void)
         cmocka_unit_test(test_chain_dp_brute_force),
         cmocka_unit_test(test_ilp_heuristic_branching),
         cmocka_unit_test(test_place_biglstm),
+        cmocka_unit_test(test_finish_times),
+        cmocka_unit_test(test_dp_exposed_one_device),
+        cmocka_unit_test(test_dp_aware_placement),
         cmocka_unit_test(test_scale_hand),
         cmocka_unit_test(test_statef_csv),
     };

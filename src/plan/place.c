@@ -116,6 +116,22 @@ double pt_pprob_objective_order(const pt_pprob *p, const int *dev, const int *or
     return (double)(p->k - 1) * bot + lat;
 }
 
+void pt_pprob_finish(const pt_pprob *p, const int *dev, const int *order, double *finish)
+{
+    int *own = NULL;
+    if (!order) {
+        if (!(own = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *own))) {
+            for (int v = 0; v < p->n; v++) finish[v] = INFINITY;
+            return;
+        }
+        bottom_level_order(p, finish, own);
+        order = own;
+    }
+    list_latency(p, dev, order, finish);
+    for (int v = 0; v < p->n; v++) finish[v] += p->dur[v];
+    free(own);
+}
+
 double pt_pprob_objective_serial(const pt_pprob *p, const int *dev)
 {
     double lat = 0;
@@ -207,8 +223,16 @@ done:
 
 /* ---- heuristic ----------------------------------------------------------- */
 
-/* Moves and swaps while J drops; deterministic (fixed scan order). */
-static double improve(const pt_pprob *p, int *dev, double j)
+typedef double (*place_obj)(const pt_pprob *p, const int *dev, void *ctx);
+
+static double obj_j(const pt_pprob *p, const int *dev, void *ctx)
+{
+    (void)ctx;
+    return pt_pprob_objective(p, dev, NULL, NULL);
+}
+
+/* Moves and swaps while the objective drops; deterministic (fixed scan order). */
+static double improve_by(const pt_pprob *p, int *dev, double j, place_obj f, void *ctx)
 {
     for (int pass = 0; pass < 100; pass++) {
         int better = 0;
@@ -218,7 +242,7 @@ static double improve(const pt_pprob *p, int *dev, double j)
                 double t;
                 if (d == old) continue;
                 dev[v] = d;
-                t = pt_pprob_objective(p, dev, NULL, NULL);
+                t = f(p, dev, ctx);
                 if (t < j * (1 - 1e-12)) j = t, better = 1;
                 else dev[v] = old;
             }
@@ -228,13 +252,18 @@ static double improve(const pt_pprob *p, int *dev, double j)
                 double t;
                 if (a == b) continue;
                 dev[u] = b, dev[v] = a;
-                t = pt_pprob_objective(p, dev, NULL, NULL);
+                t = f(p, dev, ctx);
                 if (t < j * (1 - 1e-12)) j = t, better = 1;
                 else dev[u] = a, dev[v] = b;
             }
         if (!better) break;
     }
     return j;
+}
+
+static double improve(const pt_pprob *p, int *dev, double j)
+{
+    return improve_by(p, dev, j, obj_j, NULL);
 }
 
 double pt_pprob_heuristic(const pt_pprob *p, int *dev)
@@ -793,9 +822,61 @@ typedef struct place_try {
     pt_pprob p;
     int *group, *dev, *order; /* order: NULL = index order */
     double j;
+    double step;              /* j plus, with dp > 1, the data-parallel tail */
     pt_place_method method;
     int optimal;
 } place_try;
+
+/* The part of a device's gradient all-reduce (ar seconds) that the
+ * backward cannot hide: it runs bucket by bucket during the window from
+ * when the device's last micro-batch's gradients start to appear to the end
+ * of the worker's backward (which includes the backward of the devices
+ * upstream of it), and the last of its nl layers' buckets never hides. */
+static double dp_exposed(double ar, double window, int nl)
+{
+    double e;
+    if (ar <= 0) return 0;
+    if (nl < 1) nl = 1;
+    e = ar - window * (1.0 - 1.0 / nl);
+    return e < ar / nl ? ar / nl : e;
+}
+
+/* What data parallelism adds to a worker's step over dp workers of c. */
+typedef struct dp_ctx {
+    const pt_cluster *c;
+    int64_t dp;
+    double membw;           /* bytes/s the optimizer streams at            */
+    double *params;         /* [n] parameters of each node                  */
+    int *players;           /* [n] layers with parameters in each node      */
+    double *fin;            /* [n] scratch                                  */
+} dp_ctx;
+
+/* The busiest device's exposed all-reduce plus its optimizer step; the
+ * window of device d is 2/3 of its last node's finish in the forward-and-
+ * backward schedule (the backward mirrors the forward at twice its cost). */
+static double dp_tail(const pt_pprob *p, const int *dev, const int *order, const dp_ctx *x)
+{
+    double P[64] = {0}, win[64] = {0}, worst = 0;
+    int nl[64] = {0};
+    pt_pprob_finish(p, dev, order, x->fin);
+    for (int v = 0; v < p->n; v++) {
+        P[dev[v]] += x->params[v];
+        nl[dev[v]] += x->players[v];
+        if (2.0 / 3.0 * x->fin[v] > win[dev[v]]) win[dev[v]] = 2.0 / 3.0 * x->fin[v];
+    }
+    for (int d = 0; d < p->m; d++) {
+        double ar = pt_coll_time(x->c, PT_ALLREDUCE, (int64_t)(2.0 * P[d]), x->dp, p->m);
+        double t = dp_exposed(ar, win[d], nl[d]) + 16.0 * P[d] / x->membw;
+        if (t > worst) worst = t;
+    }
+    return worst;
+}
+
+static double obj_step(const pt_pprob *p, const int *dev, void *ctx)
+{
+    double j = pt_pprob_objective(p, dev, NULL, NULL);
+    return j < INFINITY ? j + dp_tail(p, dev, NULL, ctx) : j;
+}
 
 static void try_free(place_try *t)
 {
@@ -818,7 +899,7 @@ static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *
     pprob_free(&lay);
     if (!(t->dev = calloc((size_t)t->p.n + 1, sizeof *t->dev))) return -1;
     if (o->m == 1) {
-        t->j = pt_pprob_objective(&t->p, t->dev, NULL, NULL);
+        t->j = t->step = pt_pprob_objective(&t->p, t->dev, NULL, NULL);
         t->method = PT_PLACE_DP, t->optimal = 1;
         return 0;
     }
@@ -835,6 +916,36 @@ static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *
         }
         free(h);
     }
+    t->step = t->j;
+    /* a worker among others: its devices' gradient all-reduces are part of
+     * the step, so balance them too, from the best placement for J */
+    if (o->dp > 1 && t->j < INFINITY) {
+        size_t n = (size_t)t->p.n;
+        dp_ctx x = {.c = c, .dp = o->dp, .membw = c->dev.memory_bw_GBps * 1e9 * c->dev.mem_eff};
+        int *h = malloc(n * sizeof *h);
+        x.params = calloc(n, sizeof *x.params);
+        x.players = calloc(n, sizeof *x.players);
+        x.fin = malloc(n * sizeof *x.fin);
+        if (!h || !x.params || !x.players || !x.fin) {
+            free(h), free(x.params), free(x.players), free(x.fin);
+            return -1;
+        }
+        for (int i = 0; i < g->n; i++) {
+            x.params[t->group[i]] += g->l[i].params;
+            x.players[t->group[i]] += g->l[i].params > 0;
+        }
+        memcpy(h, t->dev, n * sizeof *h);
+        t->step = obj_step(&t->p, h, &x);
+        {
+            double s = improve_by(&t->p, h, t->step, obj_step, &x);
+            if (s < t->step * (1 - 1e-12)) {
+                memcpy(t->dev, h, n * sizeof *h);
+                t->step = s, t->j = pt_pprob_objective(&t->p, h, NULL, NULL);
+                t->method = PT_PLACE_HEURISTIC, t->optimal = 0;
+            }
+        }
+        free(h), free(x.params), free(x.players), free(x.fin);
+    }
     return 0;
 }
 
@@ -848,26 +959,22 @@ void pt_place_data_parallel(const pt_graph *g, const pt_cluster *c, pt_dtype dty
                             pt_placement *out)
 {
     double bw = c->dev.memory_bw_GBps * 1e9 * c->dev.mem_eff;
-    double params[64] = {0}, bwd[64] = {0}, mem[64] = {0};
+    double params[64] = {0}, mem[64] = {0};
     int layers[64] = {0};
+    (void)dtype;
     for (int i = 0; i < g->n; i++) {
         int dv = out->layer_dev[i];
         const pt_glayer *l = &g->l[i];
         params[dv] += l->params;
         layers[dv] += l->params > 0;
-        bwd[dv] += 2.0 * pt_glayer_fwd_s(l, &c->dev, dtype, out->micro) * out->k;
         mem[dv] += 16.0 * l->params + l->act_bytes * batch;
     }
     out->dp_comm_s = out->optimizer_s = out->mem_bytes = 0;
     /* each device all-reduces its own gradients with its peers in the other
-     * workers (stride m), bucket by bucket under its backward pass */
+     * workers (stride m), as dp_tail prices it */
     for (int dv = 0; dv < out->m; dv++) {
-        double ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(2.0 * params[dv]), dp, out->m), exposed = 0;
-        int nl = layers[dv] > 0 ? layers[dv] : 1;
-        if (ar > 0) {
-            exposed = ar - bwd[dv] * (1.0 - 1.0 / nl);
-            if (exposed < ar / nl) exposed = ar / nl;
-        }
+        double ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(2.0 * params[dv]), dp, out->m);
+        double exposed = dp_exposed(ar, out->grad_window_s[dv], layers[dv]);
         if (exposed + 16.0 * params[dv] / bw > out->dp_comm_s + out->optimizer_s)
             out->dp_comm_s = exposed, out->optimizer_s = 16.0 * params[dv] / bw;
         if (mem[dv] > out->mem_bytes) out->mem_bytes = mem[dv];
@@ -883,7 +990,7 @@ pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_
     memset(out, 0, sizeof *out);
     if (o->m < 1 || o->m > 64) return pt_diag_set(d, NULL, "gpus", "", "a worker has 1 to 64 devices, not %d", o->m);
     if (!(o->batch >= 1)) return pt_diag_set(d, NULL, "batch", "", "a worker needs at least one sample per step");
-    best.j = INFINITY;
+    best.j = best.step = INFINITY;
     /* micro-batch counts: powers of two that leave whole samples */
     for (int k = 1; k <= 16 && o->batch / k >= 1.0; k *= 2) {
         place_try t;
@@ -892,7 +999,7 @@ pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_
             try_free(&best);
             return pt_diag_set(d, NULL, "memory", "", "out of memory");
         }
-        if (t.j < best.j || !best.dev) { /* the first is kept even if nothing fits */
+        if (t.step < best.step || !best.dev) { /* the first is kept even if nothing fits */
             try_free(&best);
             best = t;
         } else {
@@ -902,7 +1009,7 @@ pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_
     }
     if (!best.dev) return pt_diag_set(d, NULL, "batch", "", "no micro-batch count divides the batch");
     out->timed_out = 0;
-    if (o->use_ilp && o->m > 1 && best.j < INFINITY) {
+    if (o->use_ilp && o->m > 1 && o->dp <= 1 && best.j < INFINITY) {
         pt_ilp_result r;
         int *sol = malloc((size_t)best.p.n * sizeof *sol), *ord = malloc((size_t)best.p.n * sizeof *ord);
         pt_status st;
@@ -934,6 +1041,19 @@ pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_
         return pt_diag_set(d, NULL, "memory", "", "out of memory");
     }
     for (int i = 0; i < g->n; i++) out->layer_dev[i] = best.dev[best.group[i]];
+    {
+        double *fin = malloc((size_t)best.p.n * sizeof *fin);
+        if (!fin) {
+            try_free(&best);
+            pt_placement_free(out);
+            return pt_diag_set(d, NULL, "memory", "", "out of memory");
+        }
+        pt_pprob_finish(&best.p, best.dev, best.order, fin);
+        for (int v = 0; v < best.p.n; v++)
+            if (2.0 / 3.0 * fin[v] > out->grad_window_s[best.dev[v]])
+                out->grad_window_s[best.dev[v]] = 2.0 / 3.0 * fin[v];
+        free(fin);
+    }
     pt_place_data_parallel(g, c, o->dtype, o->batch, o->dp, out);
     try_free(&best);
     return PT_OK;

@@ -59,6 +59,9 @@ double pt_pprob_objective(const pt_pprob *p, const int *dev, double *bottleneck,
  * order) instead of index order. */
 double pt_pprob_objective_order(const pt_pprob *p, const int *dev, const int *order, double *bottleneck,
                                 double *latency);
+/* finish[v]: when node v ends in one micro-batch's list schedule (order as
+ * for pt_pprob_objective_order; NULL = the default priority). */
+void pt_pprob_finish(const pt_pprob *p, const int *dev, const int *order, double *finish);
 /* J with latency the serial sum of every node and cut edge (what the DP
  * minimises; equal to pt_pprob_objective on a chain). */
 double pt_pprob_objective_serial(const pt_pprob *p, const int *dev);
@@ -92,7 +95,10 @@ typedef struct pt_place_opts {
     int64_t dp;           /* workers (data-parallel replicas)              */
     pt_dtype dtype;
     int max_nodes;        /* coarsen the graph to at most this many groups */
-    int use_ilp;          /* run the integer program on the best k         */
+    int use_ilp;          /* run the integer program on the best k (only
+                           * for dp <= 1: with dp > 1 the devices' gradient
+                           * all-reduces join the objective, and local
+                           * search balances them)                         */
     int ilp_nodes;        /* its branch-and-bound node budget              */
     double ilp_seconds;   /* its wall-clock limit                          */
 } pt_place_opts;
@@ -106,6 +112,12 @@ typedef struct pt_placement {
     double pipe_s;        /* J                                              */
     double bottleneck_s, latency_s;
     double dp_comm_s, optimizer_s, step_s;
+    /* how long each device's gradient all-reduce can hide behind the
+     * worker's backward: the backward mirrors the forward at twice its
+     * cost, so device d's last gradients appear (2/3) x its last node's
+     * finish in the forward-and-backward schedule before the step ends
+     * (for one device, the whole backward) */
+    double grad_window_s[64];
     double mem_bytes;     /* the fullest device                             */
     int fits;
     int *layer_dev;       /* [g->n] device of each layer (owned)            */

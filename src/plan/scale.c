@@ -51,23 +51,42 @@ void pt_scale_cfg_string(const pt_scale_cfg *cfg, char *buf, size_t n)
 pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, const pt_scale_opts *o,
                    pt_scale_result *r, pt_diag *d)
 {
-    int64_t node = c->level[0].size;
+    int64_t node = c->level[0].size, nmax = 1;
     int nm = 0, ms[PT_SCALE_MAXM];
-    pt_placement pl[PT_SCALE_MAXM][NPD];
+    /* pl: the placement for the step alone (dp = 1); pd: for a worker among
+     * the most workers (dp = nmax / m), balancing the devices' gradient
+     * all-reduces too.  Each count takes the better of the two. */
+    pt_placement (*pl)[NPD] = calloc(PT_SCALE_MAXM, sizeof *pl);
+    pt_placement (*pd)[NPD] = calloc(PT_SCALE_MAXM, sizeof *pd);
+    pt_cluster cmax;
     pt_status st = PT_OK;
     memset(r, 0, sizeof *r);
-    memset(pl, 0, sizeof pl);
-    if (o->max_gpus < 1) return pt_diag_set(d, NULL, "max-gpus", "", "--max-gpus must be at least 1");
-    if (!(se->e_min > 0 && se->b_noise > 0))
-        return pt_diag_set(d, NULL, "stat-eff", "", "no statistical efficiency for %s", g->name);
+    if (!pl || !pd) {
+        free(pl), free(pd);
+        return pt_diag_set(d, NULL, "memory", "", "out of memory");
+    }
+    if (o->max_gpus < 1) {
+        st = pt_diag_set(d, NULL, "max-gpus", "", "--max-gpus must be at least 1");
+        goto out;
+    }
+    if (!(se->e_min > 0 && se->b_noise > 0)) {
+        st = pt_diag_set(d, NULL, "stat-eff", "", "no statistical efficiency for %s", g->name);
+        goto out;
+    }
     for (int m = 1; m <= node && m <= o->max_gpus && nm < PT_SCALE_MAXM; m *= 2) ms[nm++] = m;
-    /* one placement per (m, per-device batch), priced without data parallelism */
+    for (int64_t n = 1; n <= o->max_gpus; n *= 2)
+        if (cluster_of(c, n, &cmax) == 0) nmax = n;
+    if (cluster_of(c, nmax, &cmax) < 0) cmax = *c;
+    /* placements per (m, worker batch) */
     for (int a = 0; a < nm; a++)
         for (int b = 0; b < NPD; b++) {
             pt_place_opts po = {.m = ms[a], .batch = worker_batch(b), .dp = 1, .dtype = o->dtype,
                                 .max_nodes = 32};
             if (worker_batch(b) > 256.0 * ms[a]) continue;
             if ((st = pt_place_graph(g, c, &po, &pl[a][b], d)) != PT_OK) goto out;
+            if (ms[a] == 1 || nmax / ms[a] <= 1) continue;
+            po.dp = nmax / ms[a];
+            if ((st = pt_place_graph(g, &cmax, &po, &pd[a][b], d)) != PT_OK) goto out;
         }
     r->paper_gain = paper_gain(g->name);
     for (int64_t n = 1; n <= o->max_gpus && r->n < PT_SCALE_MAXPTS; n *= 2) {
@@ -78,11 +97,15 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         for (int a = 0; a < nm; a++) {
             if (ms[a] > n) continue;
             for (int b = 0; b < NPD; b++) {
-                pt_placement q = pl[a][b];
+                pt_placement q = pl[a][b], q2 = pd[a][b];
                 pt_scale_cfg cfg;
                 pt_scale_cfg *into = ms[a] == 1 ? &p->dp : &p->hybrid;
                 if (!q.layer_dev) continue;
                 pt_place_data_parallel(g, &cn, o->dtype, q.micro * q.k, n / ms[a], &q);
+                if (q2.layer_dev) {
+                    pt_place_data_parallel(g, &cn, o->dtype, q2.micro * q2.k, n / ms[a], &q2);
+                    if (q2.fits && (!q.fits || q2.step_s < q.step_s)) q = q2;
+                }
                 if (!q.fits) continue;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.ok = 1, cfg.m = ms[a], cfg.k = q.k, cfg.dp = n / ms[a];
@@ -151,6 +174,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
     }
 out:
     for (int a = 0; a < nm; a++)
-        for (int b = 0; b < NPD; b++) pt_placement_free(&pl[a][b]);
+        for (int b = 0; b < NPD; b++) pt_placement_free(&pl[a][b]), pt_placement_free(&pd[a][b]);
+    free(pl), free(pd);
     return st;
 }

@@ -6,9 +6,11 @@
  *
  * For each device count N (powers of two up to the maximum) and each worker
  * size m (1 = data parallelism alone; 2, 4, ... up to a node), the search
- * tries per-device batches of 16..256 samples: the worker's batch is m times
- * that, split over its m devices by the placement of src/plan/place.c, and
- * the global batch B is N times the per-device batch.  Time to train is
+ * tries worker batches of 1 to 2048 samples (at most 256 per device), split
+ * over the worker's m devices by the placement of src/plan/place.c -- the
+ * better of the placement for the step alone and the one that also
+ * balances the devices' gradient all-reduces among the most workers -- and
+ * the global batch B is N/m times the worker's batch.  Time to train is
  *
  *     steps(B) x step time = E(B) * samples_per_epoch / B * step_s
  *
