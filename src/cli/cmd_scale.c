@@ -82,6 +82,10 @@ static json_t *scale_json(const pt_graph *g, const pt_cluster *c, const pt_state
         json_object_set_new(o, "speedup", json_real(m->speedup));
         json_object_set_new(o, "method", json_string(pt_place_method_name(m->method)));
         json_object_set_new(o, "proven_optimal", json_boolean(m->optimal));
+        json_object_set_new(o, "integer_program", json_string(m->optimal      ? "proven"
+                                                               : m->too_large ? "too large"
+                                                               : m->timed_out ? "time limit"
+                                                                              : "node budget"));
         json_array_append_new(mps, o);
     }
     json_object_set_new(j, "model_parallel", mps);
@@ -134,7 +138,10 @@ static void scale_table(const pt_graph *g, const pt_cluster *c, const pt_statef 
             printf("%7d %8.0f %4d %7d %8.1f ms%s %8.1f ms %7.2fx  %s, %s\n", m->m, m->batch, m->k, m->groups,
                    m->single_s * 1e3, m->single_fits ? " " : "*", m->step_s * 1e3, m->speedup,
                    pt_place_method_name(m->method),
-                   m->optimal ? "proven optimal" : m->timed_out ? "not proven (time limit)" : "not proven (node budget)");
+                   m->optimal     ? "proven optimal"
+                   : m->too_large ? "not proven (too large for the integer program)"
+                   : m->timed_out ? "not proven (time limit)"
+                                  : "not proven (node budget)");
         }
         for (int i = 0; i < r->nmp; i++)
             if (!r->mp[i].single_fits) {

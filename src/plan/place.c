@@ -46,8 +46,9 @@ static double list_latency(const pt_pprob *p, const int *dev, const int *order, 
     for (int i = 0; i < p->n; i++) {
         int v = order ? order[i] : i;
         double s = freeat[dev[v]];
-        for (int e = 0; e < p->ne; e++) {
-            int u = p->eu[e];
+        int lo = p->inoff ? p->inoff[v] : 0, hi = p->inoff ? p->inoff[v + 1] : p->ne;
+        for (int q = lo; q < hi; q++) {
+            int e = p->inoff ? p->inedge[q] : q, u = p->eu[e];
             double c, t;
             if (p->ev[e] != v) continue;
             c = dev[u] != dev[v] ? p->ecomm[e] : 0.0;
@@ -100,6 +101,7 @@ double pt_pprob_objective_order(const pt_pprob *p, const int *dev, const int *or
     size_t nb = (size_t)(p->n > 0 ? p->n : 1);
     if (p->m > 64 || !mem_ok(p, dev, NULL)) return INFINITY;
     if (!(start = malloc(nb * sizeof *start))) return INFINITY;
+    if (!order) order = p->prio;
     if (!order) {
         if (!(own = malloc(nb * sizeof *own))) {
             free(start);
@@ -119,6 +121,7 @@ double pt_pprob_objective_order(const pt_pprob *p, const int *dev, const int *or
 void pt_pprob_finish(const pt_pprob *p, const int *dev, const int *order, double *finish)
 {
     int *own = NULL;
+    if (!order) order = p->prio;
     if (!order) {
         if (!(own = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *own))) {
             for (int v = 0; v < p->n; v++) finish[v] = INFINITY;
@@ -130,6 +133,44 @@ void pt_pprob_finish(const pt_pprob *p, const int *dev, const int *order, double
     list_latency(p, dev, order, finish);
     for (int v = 0; v < p->n; v++) finish[v] += p->dur[v];
     free(own);
+}
+
+void pt_pprob_unindex(pt_pprob *p)
+{
+    free(p->prio), free(p->inoff), free(p->inedge);
+    p->prio = p->inoff = p->inedge = NULL;
+}
+
+int pt_pprob_index(pt_pprob *p)
+{
+    size_t n = (size_t)(p->n > 0 ? p->n : 1);
+    double *bl = malloc(n * sizeof *bl);
+    pt_pprob_unindex(p);
+    p->prio = malloc(n * sizeof *p->prio);
+    p->inoff = calloc(n + 1, sizeof *p->inoff);
+    p->inedge = malloc((size_t)(p->ne > 0 ? p->ne : 1) * sizeof *p->inedge);
+    if (!bl || !p->prio || !p->inoff || !p->inedge) {
+        free(bl);
+        pt_pprob_unindex(p);
+        return -1;
+    }
+    bottom_level_order(p, bl, p->prio);
+    p->critical = 0;
+    for (int v = 0; v < p->n; v++)
+        if (bl[v] > p->critical) p->critical = bl[v];
+    free(bl);
+    for (int e = 0; e < p->ne; e++) p->inoff[p->ev[e] + 1]++;
+    for (int v = 0; v < p->n; v++) p->inoff[v + 1] += p->inoff[v];
+    {
+        int *fill = calloc(n, sizeof *fill);
+        if (!fill) {
+            pt_pprob_unindex(p);
+            return -1;
+        }
+        for (int e = 0; e < p->ne; e++) p->inedge[p->inoff[p->ev[e]] + fill[p->ev[e]]++] = e;
+        free(fill);
+    }
+    return 0;
 }
 
 double pt_pprob_objective_serial(const pt_pprob *p, const int *dev)
@@ -157,12 +198,15 @@ double pt_pprob_chain_dp(const pt_pprob *p, int *dev)
     double *load = malloc(nn * sizeof *load), *out = malloc(nn * sizeof *out), *mem = malloc(nn * sizeof *mem);
     double *caps = malloc(nn * sizeof *caps), *f = malloc((size_t)(n + 1) * (size_t)(m + 1) * sizeof *f);
     int *from = malloc((size_t)(n + 1) * (size_t)(m + 1) * sizeof *from), *bestcut = malloc((size_t)(n + 1) * sizeof *bestcut);
-    double best = INFINITY, sumdur = 0;
+    double best = INFINITY, sumdur = 0, maxdur = 0;
     int bests = 0;
 #define IX(i, j) ((size_t)(i) * (size_t)(n + 1) + (size_t)(j))
 #define FX(j, s) ((size_t)(j) * (size_t)(m + 1) + (size_t)(s))
     if (!load || !out || !mem || !caps || !f || !from || !bestcut || n < 1 || m < 1) goto done;
-    for (int v = 0; v < n; v++) sumdur += p->dur[v];
+    for (int v = 0; v < n; v++) {
+        sumdur += p->dur[v];
+        if (p->dur[v] > maxdur) maxdur = p->dur[v];
+    }
     /* segment [i, j): its busy time, what it sends onwards, its memory */
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j <= n; j++) {
@@ -180,11 +224,13 @@ double pt_pprob_chain_dp(const pt_pprob *p, int *dev)
     /* For each cap C on the stage load: the partition with every stage
      * under C and the least cut traffic.  J <= (k-1) C + sum + cut, with
      * equality at the optimum's own bottleneck, so the minimum over C is
-     * exact.  Caps rise, so stop once (k-1) C + sum alone is no better. */
-    for (int ci = 0; ci < nc; ci++) {
+     * exact.  Caps rise, so stop once (k-1) C + sum alone is no better.
+     * With one micro-batch the cap does not count: only the largest. */
+    for (int c0 = p->k == 1 && nc > 0 ? nc - 1 : 0, ci = c0; ci < nc; ci++) {
         double C = caps[ci], got = INFINITY;
         int gs = 0;
-        if (ci > 0 && caps[ci - 1] == C) continue;
+        if (ci > c0 && caps[ci - 1] == C) continue;
+        if (C * m < sumdur || C < maxdur) continue; /* no m stages fit under C */
         if ((double)(p->k - 1) * C + sumdur >= best) break;
         for (size_t q = 0; q < (size_t)(n + 1) * (size_t)(m + 1); q++) f[q] = INFINITY;
         f[FX(0, 0)] = 0;
@@ -231,6 +277,16 @@ static double obj_j(const pt_pprob *p, const int *dev, void *ctx)
     return pt_pprob_objective(p, dev, NULL, NULL);
 }
 
+/* J, or INFINITY as soon as it is clear J cannot go below cur: with k > 1
+ * micro-batches, J >= (k - 1) max load + the critical path. */
+static double j_below(const pt_pprob *p, const int *dev, double cur)
+{
+    if (p->k > 1 && p->prio && mem_ok(p, dev, NULL) &&
+        (double)(p->k - 1) * max_load(p, dev) + p->critical >= cur)
+        return INFINITY;
+    return pt_pprob_objective(p, dev, NULL, NULL);
+}
+
 /* Moves and swaps while the objective drops; deterministic (fixed scan order). */
 static double improve_by(const pt_pprob *p, int *dev, double j, place_obj f, void *ctx)
 {
@@ -242,7 +298,7 @@ static double improve_by(const pt_pprob *p, int *dev, double j, place_obj f, voi
                 double t;
                 if (d == old) continue;
                 dev[v] = d;
-                t = f(p, dev, ctx);
+                t = f == obj_j ? j_below(p, dev, j * (1 - 1e-12)) : f(p, dev, ctx);
                 if (t < j * (1 - 1e-12)) j = t, better = 1;
                 else dev[v] = old;
             }
@@ -252,7 +308,7 @@ static double improve_by(const pt_pprob *p, int *dev, double j, place_obj f, voi
                 double t;
                 if (a == b) continue;
                 dev[u] = b, dev[v] = a;
-                t = f(p, dev, ctx);
+                t = f == obj_j ? j_below(p, dev, j * (1 - 1e-12)) : f(p, dev, ctx);
                 if (t < j * (1 - 1e-12)) j = t, better = 1;
                 else dev[u] = a, dev[v] = b;
             }
@@ -266,13 +322,16 @@ static double improve(const pt_pprob *p, int *dev, double j)
     return improve_by(p, dev, j, obj_j, NULL);
 }
 
-double pt_pprob_heuristic(const pt_pprob *p, int *dev)
+/* The heuristic; stages, when given, is the chain DP's answer (else it is
+ * computed here), and NULL-stages with a DP that found nothing is skipped. */
+static double heuristic(const pt_pprob *p, int *dev, const int *stages, int have_stages)
 {
     int n = p->n, *try = malloc((size_t)(n > 0 ? n : 1) * sizeof *try);
     double best = INFINITY, total = 0, acc = 0;
     if (!try) return INFINITY;
     /* start 1: the DP's stages */
-    if (n <= 64 && pt_pprob_chain_dp(p, try) < INFINITY) {
+    if (have_stages && stages) memcpy(try, stages, (size_t)n * sizeof *try);
+    if (have_stages ? stages != NULL : n <= 64 && pt_pprob_chain_dp(p, try) < INFINITY) {
         best = improve(p, try, pt_pprob_objective(p, try, NULL, NULL));
         memcpy(dev, try, (size_t)n * sizeof *dev);
     }
@@ -310,6 +369,11 @@ double pt_pprob_heuristic(const pt_pprob *p, int *dev)
     }
     free(try);
     return best;
+}
+
+double pt_pprob_heuristic(const pt_pprob *p, int *dev)
+{
+    return heuristic(p, dev, NULL, 0);
 }
 
 /* ---- the integer program (GLPK) ------------------------------------------ */
@@ -620,6 +684,7 @@ const char *pt_place_method_name(pt_place_method m)
 
 static void pprob_free(pt_pprob *p)
 {
+    pt_pprob_unindex(p);
     free(p->dur), free(p->mem), free(p->eu), free(p->ev), free(p->ecomm), free(p->estream);
     memset(p, 0, sizeof *p);
 }
@@ -897,6 +962,7 @@ static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *
         return -1;
     }
     pprob_free(&lay);
+    pt_pprob_index(&t->p); /* only a speed-up: unindexed works the same */
     if (!(t->dev = calloc((size_t)t->p.n + 1, sizeof *t->dev))) return -1;
     if (o->m == 1) {
         t->j = t->step = pt_pprob_objective(&t->p, t->dev, NULL, NULL);
@@ -908,7 +974,7 @@ static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *
         int *h = malloc((size_t)t->p.n * sizeof *h);
         if (!h) return -1;
         if (jd < INFINITY) jd = pt_pprob_objective(&t->p, t->dev, NULL, NULL);
-        jh = pt_pprob_heuristic(&t->p, h);
+        jh = heuristic(&t->p, h, jd < INFINITY ? t->dev : NULL, 1);
         t->j = jd, t->method = PT_PLACE_DP, t->optimal = jd < INFINITY && is_chain(&t->p);
         if (jh < jd * (1 - 1e-12)) {
             t->j = jh, t->method = PT_PLACE_HEURISTIC, t->optimal = 0;
@@ -1009,7 +1075,8 @@ pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_
     }
     if (!best.dev) return pt_diag_set(d, NULL, "batch", "", "no micro-batch count divides the batch");
     out->timed_out = 0;
-    if (o->use_ilp && o->m > 1 && o->dp <= 1 && best.j < INFINITY) {
+    out->too_large = o->use_ilp && o->m > 1 && best.p.n > PT_ILP_MAX_NODES;
+    if (o->use_ilp && o->m > 1 && o->dp <= 1 && best.j < INFINITY && !out->too_large) {
         pt_ilp_result r;
         int *sol = malloc((size_t)best.p.n * sizeof *sol), *ord = malloc((size_t)best.p.n * sizeof *ord);
         pt_status st;

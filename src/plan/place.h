@@ -50,7 +50,17 @@ typedef struct pt_pprob {
     int *eu, *ev;         /* [ne] edge ends                                 */
     double *ecomm;        /* [ne] seconds to move it both ways when cut     */
     double *estream;      /* [ne] time steps it streams over; 1 = none      */
+    /* filled by pt_pprob_index, NULL otherwise (then found on each call) */
+    int *prio;            /* [n] the default schedule priority order       */
+    int *inoff, *inedge;  /* [n + 1], [ne]: the edges into each node        */
+    double critical;      /* the longest path of durations: latency >= it   */
 } pt_pprob;
+
+/* Precomputes the priority order and each node's incoming edges, which the
+ * objective otherwise rebuilds on every call; the problem must not change
+ * afterwards.  -1 when out of memory (the problem still works unindexed). */
+int pt_pprob_index(pt_pprob *p);
+void pt_pprob_unindex(pt_pprob *p);
 
 /* J for dev[n] (INFINITY when a device's memory overflows); *bottleneck and
  * *latency (either may be NULL) get its two parts. */
@@ -89,6 +99,11 @@ pt_status pt_pprob_ilp(const pt_pprob *p, int node_budget, double seconds, int *
 typedef enum pt_place_method { PT_PLACE_DP = 0, PT_PLACE_HEURISTIC, PT_PLACE_ILP } pt_place_method;
 const char *pt_place_method_name(pt_place_method m);
 
+/* The integer program takes problems of at most this many groups; larger
+ * ones get the heuristic alone (on 32-group Inception-v3 it already stops
+ * at its node budget without a proof). */
+#define PT_ILP_MAX_NODES 32
+
 typedef struct pt_place_opts {
     int m;                /* devices per worker                            */
     double batch;         /* samples per worker per step                   */
@@ -109,6 +124,8 @@ typedef struct pt_placement {
     pt_place_method method;
     int optimal;          /* proven optimal for J (ILP, or DP on a chain)  */
     int timed_out;
+    int too_large;        /* more groups than the program takes (PT_ILP_MAX_NODES):
+                           * the heuristic's answer, not proven           */
     double pipe_s;        /* J                                              */
     double bottleneck_s, latency_s;
     double dp_comm_s, optimizer_s, step_s;

@@ -81,7 +81,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
     for (int a = 0; a < nm; a++)
         for (int b = 0; b < NPD; b++) {
             pt_place_opts po = {.m = ms[a], .batch = worker_batch(b), .dp = 1, .dtype = o->dtype,
-                                .max_nodes = 32};
+                                .max_nodes = 64};
             if (worker_batch(b) > 256.0 * ms[a]) continue;
             if ((st = pt_place_graph(g, c, &po, &pl[a][b], d)) != PT_OK) goto out;
             if (ms[a] == 1 || nmax / ms[a] <= 1) continue;
@@ -135,7 +135,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         double batch = 0;
         pt_placement one, many;
         pt_cluster big;
-        pt_place_opts po = {.m = ms[a], .dp = 1, .dtype = o->dtype, .max_nodes = 32, .use_ilp = 1,
+        pt_place_opts po = {.m = ms[a], .dp = 1, .dtype = o->dtype, .max_nodes = 64, .use_ilp = 1,
                             .ilp_nodes = o->ilp_nodes, .ilp_seconds = o->ilp_seconds};
         pt_scale_mp *mp = &r->mp[r->nmp];
         for (int i = r->n - 1; i >= 0 && batch == 0; i--) {
@@ -168,6 +168,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         mp->single_fits = one.mem_bytes <= c->dev.memory_GiB * 1073741824.0;
         mp->single_s = one.step_s, mp->step_s = many.step_s, mp->speedup = one.step_s / many.step_s;
         mp->method = many.method, mp->optimal = many.optimal, mp->timed_out = many.timed_out;
+        mp->too_large = many.too_large;
         r->nmp++;
         pt_placement_free(&one);
         pt_placement_free(&many);

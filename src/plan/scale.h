@@ -50,7 +50,7 @@ typedef struct pt_scale_mp {
     int m, k, groups;
     double batch, single_s, step_s, speedup;
     pt_place_method method;
-    int optimal, timed_out;
+    int optimal, timed_out, too_large;
     int single_fits;      /* one device can hold the worker's batch        */
 } pt_scale_mp;
 
