@@ -112,6 +112,54 @@ static void test_wavefront(void **state)
     near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 20.0, 1e-12, "no streaming");
 }
 
+/* The index (priority order, incoming edges, critical path) only speeds
+ * the objective up.  Its critical path is a lower bound on the latency of
+ * every placement, streamed edges included: two 10 s LSTM layers streaming
+ * over 10 time steps finish at 11 s on two devices (test_wavefront), so the
+ * bound is 11, not the 20 of the durations' longest path.  On random
+ * streamed graphs: J is the same indexed and not, the bound holds for all
+ * 3^8 placements, and the heuristic (whose local search prunes by the
+ * bound) finds the same J either way. */
+static void test_index_bound(void **state)
+{
+    tprob t;
+    (void)state;
+    tp_init(&t, 2, 2, 4);
+    t.dur[0] = t.dur[1] = 10.0;
+    tp_edge(&t, 0, 1, 0.0, 10.0);
+    assert_int_equal(pt_pprob_index(&t.p), 0);
+    near_rel(t.p.critical, 11.0, 1e-12, "streamed critical path");
+    pt_pprob_unindex(&t.p);
+    for (int trial = 0; trial < 6; trial++) {
+        int dev[8], h0[8], h1[8];
+        double j0, j1;
+        tp_init(&t, 8, 3, 1 + trial % 3 * 3);
+        for (int v = 0; v < 8; v++) t.dur[v] = urand(1.0, 5.0);
+        for (int v = 1; v < 8; v++) {
+            tp_edge(&t, (int)urand(0.0, (double)v), v, urand(0.0, 2.0), urand(0.0, 1.0) < 0.5 ? 8.0 : 1.0);
+            if (v > 2 && urand(0.0, 1.0) < 0.4) tp_edge(&t, (int)urand(0.0, (double)v), v, urand(0.0, 2.0), 1.0);
+        }
+        j0 = pt_pprob_heuristic(&t.p, h0);
+        assert_int_equal(pt_pprob_index(&t.p), 0);
+        for (int code = 0; code < 6561; code++) {
+            double bot, lat, plain, indexed;
+            for (int v = 0, c = code; v < 8; v++, c /= 3) dev[v] = c % 3;
+            indexed = pt_pprob_objective(&t.p, dev, &bot, &lat);
+            if (lat < t.p.critical * (1 - 1e-12)) fail_msg("latency %g below the bound %g", lat, t.p.critical);
+            {
+                int *prio = t.p.prio, *inoff = t.p.inoff;
+                t.p.prio = t.p.inoff = NULL;
+                plain = pt_pprob_objective(&t.p, dev, NULL, NULL);
+                t.p.prio = prio, t.p.inoff = inoff;
+            }
+            near_rel(indexed, plain, 1e-12, "indexed objective");
+        }
+        j1 = pt_pprob_heuristic(&t.p, h1);
+        near_rel(j1, j0, 1e-12, "heuristic with the bound");
+        pt_pprob_unindex(&t.p);
+    }
+}
+
 /* Memory: a device over its capacity makes a placement infeasible. */
 static void test_memory_cap(void **state)
 {
@@ -412,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_gpipe_formula),
         cmocka_unit_test(test_branches_overlap),
         cmocka_unit_test(test_wavefront),
+        cmocka_unit_test(test_index_bound),
         cmocka_unit_test(test_memory_cap),
         cmocka_unit_test(test_chain_dp_brute_force),
         cmocka_unit_test(test_ilp_heuristic_branching),

@@ -39,19 +39,21 @@ static double max_load(const pt_pprob *p, const int *dev)
 }
 
 /* One micro-batch's list schedule, nodes taken in order[] (topological).  Edges are scanned
- * per consumer; the problem sizes here (<= a few hundred) make that cheap. */
+ * per consumer; the problem sizes here (<= a few hundred) make that cheap.  With dev NULL,
+ * every node has a device of its own and nothing is sent: the earliest each can start, so
+ * a lower bound on the latency of any placement (transfers and a busy device only delay). */
 static double list_latency(const pt_pprob *p, const int *dev, const int *order, double *start)
 {
     double fin_all = 0, freeat[64] = {0};
     for (int i = 0; i < p->n; i++) {
         int v = order ? order[i] : i;
-        double s = freeat[dev[v]];
+        double s = dev ? freeat[dev[v]] : 0.0;
         int lo = p->inoff ? p->inoff[v] : 0, hi = p->inoff ? p->inoff[v + 1] : p->ne;
         for (int q = lo; q < hi; q++) {
             int e = p->inoff ? p->inedge[q] : q, u = p->eu[e];
             double c, t;
             if (p->ev[e] != v) continue;
-            c = dev[u] != dev[v] ? p->ecomm[e] : 0.0;
+            c = dev && dev[u] != dev[v] ? p->ecomm[e] : 0.0;
             t = p->estream ? p->estream[e] : 1.0;
             if (t > 1.0) {
                 double a = start[u] + (p->dur[u] + c) / t;                       /* first step in */
@@ -63,7 +65,7 @@ static double list_latency(const pt_pprob *p, const int *dev, const int *order, 
             }
         }
         start[v] = s;
-        freeat[dev[v]] = s + p->dur[v];
+        if (dev) freeat[dev[v]] = s + p->dur[v];
         if (s + p->dur[v] > fin_all) fin_all = s + p->dur[v];
     }
     return fin_all;
@@ -155,9 +157,6 @@ int pt_pprob_index(pt_pprob *p)
         return -1;
     }
     bottom_level_order(p, bl, p->prio);
-    p->critical = 0;
-    for (int v = 0; v < p->n; v++)
-        if (bl[v] > p->critical) p->critical = bl[v];
     free(bl);
     for (int e = 0; e < p->ne; e++) p->inoff[p->ev[e] + 1]++;
     for (int v = 0; v < p->n; v++) p->inoff[v + 1] += p->inoff[v];
@@ -169,6 +168,15 @@ int pt_pprob_index(pt_pprob *p)
         }
         for (int e = 0; e < p->ne; e++) p->inedge[p->inoff[p->ev[e]] + fill[p->ev[e]]++] = e;
         free(fill);
+    }
+    {
+        double *start = malloc(n * sizeof *start);
+        if (!start) {
+            pt_pprob_unindex(p);
+            return -1;
+        }
+        p->critical = list_latency(p, NULL, p->prio, start);
+        free(start);
     }
     return 0;
 }
@@ -278,7 +286,8 @@ static double obj_j(const pt_pprob *p, const int *dev, void *ctx)
 }
 
 /* J, or INFINITY as soon as it is clear J cannot go below cur: with k > 1
- * micro-batches, J >= (k - 1) max load + the critical path. */
+ * micro-batches, J >= (k - 1) max load + the critical path (streamed edges
+ * included, so it is a true lower bound on the latency). */
 static double j_below(const pt_pprob *p, const int *dev, double cur)
 {
     if (p->k > 1 && p->prio && mem_ok(p, dev, NULL) &&

@@ -53,7 +53,8 @@ typedef struct pt_pprob {
     /* filled by pt_pprob_index, NULL otherwise (then found on each call) */
     int *prio;            /* [n] the default schedule priority order       */
     int *inoff, *inedge;  /* [n + 1], [ne]: the edges into each node        */
-    double critical;      /* the longest path of durations: latency >= it   */
+    double critical;      /* the latency with no transfers and a device per
+                           * node: every placement's latency >= it          */
 } pt_pprob;
 
 /* Precomputes the priority order and each node's incoming edges, which the
