@@ -10,11 +10,12 @@
 #      against pruned against threaded, as ratios measured in one run; and
 #      bench/bench_place.c -- model-parallel placement, the heuristic against
 #      the integer program, step found and time taken.
-#   2. accuracy: `BUILD/partita validate CSV --json` on the two runs CSVs in
+#   2. accuracy: `BUILD/partita validate CSV --json` on the three CSVs in
 #      ../shared/data/validation, digested by python3 (standard library only):
 #      step-time and memory errors overall, on the FIT half (even CSV lines,
 #      the rows the efficiency constants are fitted to, see tools/fit.c) and
-#      the HELD-OUT half (odd lines, out of sample), and per source group.
+#      the HELD-OUT half (odd lines, out of sample), and per source group;
+#      time to train and epochs to target by workload.
 #      Without python3 it prints partita's own summary lines instead.
 #
 # Environment: CC, OPT, EXTRA_CFLAGS, EXTRA_LDFLAGS as for make;
@@ -155,6 +156,23 @@ if by_source and rows:
         fmt = lambda s: "%7.1f%%" % s[1] if s[0] else "%8s" % "-"
         print("    %-34.34s %5d %s   %5d %s   %5d %s   %s" % (g, len(rs), fmt(stats(rs)), len(t),
               fmt(stats(t)), len(m), fmt(stats(m)), fmt(ho)))
+# metrics that are neither (time to train, epochs to target): by metric and
+# by workload, with the held-out half beside
+other = [r for r in rows if kind(r) == "other"]
+if other:
+    def half(rs, odd):
+        n, mean, _ = stats([r for r in rs if r["line"] % 2 == odd])
+        return "%6.1f%% (%d)" % (mean, n) if n else "%11s" % "-"
+    held = lambda rs: half(rs, 1) + "  fit " + half(rs, 0)
+    print("  other metrics: mean |error| (rows), worst, held out (odd lines), fit (even):")
+    for met in sorted({r["metric"] for r in other}):
+        rs = [r for r in other if r["metric"] == met]
+        n, mean, worst = stats(rs)
+        print("    %-24s all %6.1f%% (%d)  worst %6.1f%%  held out %s" % (met, mean, n, worst, held(rs)))
+        for mod in sorted({r["model"] for r in rs}):
+            ms = [r for r in rs if r["model"] == mod]
+            n, mean, worst = stats(ms)
+            print("      %-22.22s all %6.1f%% (%d)  worst %6.1f%%  held out %s" % (mod, mean, n, worst, held(ms)))
 reasons = {}
 for r in skipped:
     reasons[r["skipped"]] = reasons.get(r["skipped"], 0) + 1
@@ -162,7 +180,7 @@ for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
     print("  skipped %4d: %s" % (n, why))
 EOF
 
-for csv in published_runs.csv single_node_runs.csv; do
+for csv in published_runs.csv single_node_runs.csv time_to_train_runs.csv; do
     echo
     if [ ! -f "$VALID/$csv" ]; then
         echo "$csv: (skipped: $VALID/$csv is absent)"
