@@ -304,6 +304,33 @@ static void test_place_biglstm(void **state)
     pt_graph_free(&g);
 }
 
+/* The integer program takes at most PT_ILP_MAX_NODES groups: Inception-v3
+ * coarsened to 64 gets the heuristic, marked too large and not proven; to
+ * 32 the program runs (and stops at its node budget, as make bench shows). */
+static void test_ilp_too_large(void **state)
+{
+    pt_graph g;
+    pt_cluster c;
+    pt_diag d;
+    pt_placement big, small;
+    pt_place_opts o = {.m = 2, .batch = 32, .dp = 1, .dtype = PT_FP16, .max_nodes = 64,
+                       .use_ilp = 1, .ilp_nodes = 50, .ilp_seconds = 60};
+    (void)state;
+    assert_int_equal(pt_graph_builtin("inception-v3", &g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    assert_int_equal(pt_place_graph(&g, &c, &o, &big, &d), PT_OK);
+    assert_true(big.groups > PT_ILP_MAX_NODES);
+    assert_true(big.too_large && !big.optimal && big.method == PT_PLACE_HEURISTIC);
+    o.max_nodes = PT_ILP_MAX_NODES;
+    assert_int_equal(pt_place_graph(&g, &c, &o, &small, &d), PT_OK);
+    assert_true(small.groups <= PT_ILP_MAX_NODES && !small.too_large);
+    /* the finer graph places at least as well */
+    assert_true(big.pipe_s <= small.pipe_s);
+    pt_placement_free(&big);
+    pt_placement_free(&small);
+    pt_graph_free(&g);
+}
+
 /* When each node ends in one micro-batch's schedule: a chain of two nodes of
  * 3 s (forward 1 s + backward 2 s) on two devices with a 0.6 s transfer
  * ends at 3 and 3 + 0.6 + 3 = 6.6 s. */
@@ -465,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_chain_dp_brute_force),
         cmocka_unit_test(test_ilp_heuristic_branching),
         cmocka_unit_test(test_place_biglstm),
+        cmocka_unit_test(test_ilp_too_large),
         cmocka_unit_test(test_finish_times),
         cmocka_unit_test(test_dp_exposed_one_device),
         cmocka_unit_test(test_dp_aware_placement),

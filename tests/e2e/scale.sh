@@ -33,6 +33,10 @@ best = min(p["dp_time_s"] for p in pts if p["dp_time_s"])
 assert abs(j["best_dp_time_s"] - best) <= 1e-4 * best
 mp = j["model_parallel"]
 assert [m["devices"] for m in mp] == [2, 4, 8] and all(m["speedup"] > 1 for m in mp)
+for m in mp:
+    assert m["integer_program"] in ("proven", "too large", "time limit", "node budget"), m
+    assert (m["integer_program"] == "proven") == m["proven_optimal"], m
+    assert m["integer_program"] != "too large" or m["groups"] > 32, m
 PY
 
 # the table and the picture
