@@ -19,6 +19,11 @@ m = [r["metric"] for r in j["rows"] if "predicted" in r]
 assert m.count("time_to_train_min") == 3 and m.count("epochs_to_target") == 3, m
 assert all(r["predicted"] > 0 for r in j["rows"] if "predicted" in r)
 PY
+# the text ends with a line per metric, not the step-time and memory lines
+$P validate tests/data/ttt_small.csv >"$tmp/t" 2>"$tmp/err" || bad "validate ttt_small (text) failed: $(cat "$tmp/err")"
+grep -q "^time to train:    3 rows, mean |error|" "$tmp/t" || bad "no time-to-train summary: $(tail -3 "$tmp/t")"
+grep -q "^epochs to target: 3 rows, mean |error|" "$tmp/t" || bad "no epochs summary: $(tail -3 "$tmp/t")"
+grep -q "^step time / throughput" "$tmp/t" && bad "time-to-train rows summarised as step times"
 full="$(dirname "$0")/../../../shared/data/validation/time_to_train_runs.csv"
 if [ -f "$full" ]; then
     $P validate "$full" --json >"$tmp/f" 2>"$tmp/err" || bad "validate time_to_train_runs failed: $(cat "$tmp/err")"
