@@ -272,6 +272,14 @@ static void test_ilp_heuristic_branching(void **state)
     print_message("heuristic exact on %d of %d\n", agree, trials);
 }
 
+/* A built-in graph and the DGX-1 V100 cluster, which the graph tests use. */
+static void load_on_dgx1(const char *graph, pt_graph *g, pt_cluster *c)
+{
+    pt_diag d;
+    assert_int_equal(pt_graph_builtin(graph, g, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-1-v100", c, &d), PT_OK);
+}
+
 /* BigLSTM (two LSTM-8192 layers and the sampled softmax over 793k words)
  * on two V100s: splitting the graph halves each device's weights and
  * optimizer, streams the LSTMs, and the program proves the placement. */
@@ -284,8 +292,7 @@ static void test_place_biglstm(void **state)
     pt_place_opts o = {.m = 1, .batch = 64, .dp = 1, .dtype = PT_FP16, .max_nodes = 40,
                        .use_ilp = 1, .ilp_nodes = 1000, .ilp_seconds = 60};
     (void)state;
-    assert_int_equal(pt_graph_builtin("biglstm", &g, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    load_on_dgx1("biglstm", &g, &c);
     assert_int_equal(pt_place_graph(&g, &c, &o, &one, &d), PT_OK);
     o.m = 2;
     assert_int_equal(pt_place_graph(&g, &c, &o, &two, &d), PT_OK);
@@ -316,8 +323,7 @@ static void test_ilp_too_large(void **state)
     pt_place_opts o = {.m = 2, .batch = 32, .dp = 1, .dtype = PT_FP16, .max_nodes = 64,
                        .use_ilp = 1, .ilp_nodes = 50, .ilp_seconds = 60};
     (void)state;
-    assert_int_equal(pt_graph_builtin("inception-v3", &g, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    load_on_dgx1("inception-v3", &g, &c);
     assert_int_equal(pt_place_graph(&g, &c, &o, &big, &d), PT_OK);
     assert_true(big.groups > PT_ILP_MAX_NODES);
     assert_true(big.too_large && !big.optimal && big.method == PT_PLACE_HEURISTIC);
@@ -362,8 +368,7 @@ static void test_dp_exposed_one_device(void **state)
     double fwd = 0, params = 0, ar, want;
     int nl = 0;
     (void)state;
-    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
+    load_on_dgx1("resnet-50", &g, &c);
     assert_int_equal(pt_cluster_resize(&c, 64, &d), PT_OK);
     assert_int_equal(pt_place_graph(&g, &c, &o, &p, &d), PT_OK);
     for (int i = 0; i < g.n; i++) {
@@ -393,8 +398,7 @@ static void test_dp_aware_placement(void **state)
     pt_place_opts o = {.m = 2, .batch = 128, .dp = 1, .dtype = PT_FP16, .max_nodes = 32};
     double share[2][2] = {{0, 0}, {0, 0}}, total = 0;
     (void)state;
-    assert_int_equal(pt_graph_builtin("gnmt", &g, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c1, &d), PT_OK);
+    load_on_dgx1("gnmt", &g, &c1);
     c = c1;
     assert_int_equal(pt_cluster_resize(&c, 1024, &d), PT_OK);
     assert_int_equal(pt_place_graph(&g, &c1, &o, &alone, &d), PT_OK);
