@@ -331,16 +331,16 @@ static double improve(const pt_pprob *p, int *dev, double j)
     return improve_by(p, dev, j, obj_j, NULL);
 }
 
-/* The heuristic; stages, when given, is the chain DP's answer (else it is
- * computed here), and NULL-stages with a DP that found nothing is skipped. */
-static double heuristic(const pt_pprob *p, int *dev, const int *stages, int have_stages)
+/* The heuristic; stages is the chain DP's answer when the caller has it
+ * (NULL: computed here). */
+static double heuristic(const pt_pprob *p, int *dev, const int *stages)
 {
     int n = p->n, *try = malloc((size_t)(n > 0 ? n : 1) * sizeof *try);
     double best = INFINITY, total = 0, acc = 0;
     if (!try) return INFINITY;
     /* start 1: the DP's stages */
-    if (have_stages && stages) memcpy(try, stages, (size_t)n * sizeof *try);
-    if (have_stages ? stages != NULL : n <= 64 && pt_pprob_chain_dp(p, try) < INFINITY) {
+    if (stages) memcpy(try, stages, (size_t)n * sizeof *try);
+    if (stages || (n <= 64 && pt_pprob_chain_dp(p, try) < INFINITY)) {
         best = improve(p, try, pt_pprob_objective(p, try, NULL, NULL));
         memcpy(dev, try, (size_t)n * sizeof *dev);
     }
@@ -382,7 +382,7 @@ static double heuristic(const pt_pprob *p, int *dev, const int *stages, int have
 
 double pt_pprob_heuristic(const pt_pprob *p, int *dev)
 {
-    return heuristic(p, dev, NULL, 0);
+    return heuristic(p, dev, NULL);
 }
 
 /* ---- the integer program (GLPK) ------------------------------------------ */
@@ -983,7 +983,7 @@ static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *
         int *h = malloc((size_t)t->p.n * sizeof *h);
         if (!h) return -1;
         if (jd < INFINITY) jd = pt_pprob_objective(&t->p, t->dev, NULL, NULL);
-        jh = heuristic(&t->p, h, jd < INFINITY ? t->dev : NULL, 1);
+        jh = heuristic(&t->p, h, jd < INFINITY ? t->dev : NULL);
         t->j = jd, t->method = PT_PLACE_DP, t->optimal = jd < INFINITY && is_chain(&t->p);
         if (jh < jd * (1 - 1e-12)) {
             t->j = jh, t->method = PT_PLACE_HEURISTIC, t->optimal = 0;
