@@ -11,7 +11,7 @@
 #      bench/bench_place.c -- model-parallel placement, the heuristic against
 #      the integer program, step found and time taken.
 #   2. accuracy: `BUILD/partita validate CSV --json` on the three CSVs in
-#      ../shared/data/validation, digested by python3 (standard library only):
+#      data/validation, digested by python3 (standard library only):
 #      step-time and memory errors overall, on the FIT half (even CSV lines,
 #      the rows the efficiency constants are fitted to, see tools/fit.c) and
 #      the HELD-OUT half (odd lines, out of sample), and per source group;
@@ -24,8 +24,7 @@ set -u
 
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SHARED="$(cd "$(dirname "$0")/../.." && pwd)/shared"
-VALID="$SHARED/data/validation"
+VALID="$ROOT/data/validation"
 CC=${CC:-cc}
 OPT=${OPT:--O2 -g}
 status=0
@@ -75,10 +74,6 @@ fi
 # ---- 2. accuracy ----------------------------------------------------------------
 echo
 echo "== accuracy: partita validate against measured runs =="
-if [ ! -d "$VALID" ]; then
-    echo "(skipped: $VALID is absent -- the shared folder sits next to the repository)"
-    exit $status
-fi
 
 PY=
 if command -v python3 >/dev/null 2>&1; then PY=python3; fi

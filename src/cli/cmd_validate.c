@@ -67,14 +67,14 @@ int cmd_validate(int argc, char **argv)
         else if (!path) path = argv[i];
         else return cli_usage("validate: unexpected argument \"%s\"", argv[i]);
     }
-    if (!path) return cli_usage("validate: give a runs CSV (e.g. ../shared/data/validation/published_runs.csv)");
+    if (!path) return cli_usage("validate: give a runs CSV (e.g. data/validation/published_runs.csv)");
     if ((st = pt_read_file(path, &text, &d)) != PT_OK) return cli_fail(st, &d);
     st = pt_validate_csv(text, path, NULL, &r, &d);
     free(text);
     if (st != PT_OK) return cli_fail(st, &d);
     if (plans) {
         pt_vplan *v;
-        int n, top5 = 0, no_worse = 0;
+        int n, top5 = 0, no_worse = 0, fit = 0;
         st = pt_validate_plans(&r, 5, (int)sysconf(_SC_NPROCESSORS_ONLN), &v, &n, &d);
         pt_validate_free(&r);
         if (st != PT_OK) {
@@ -83,7 +83,8 @@ int cmd_validate(int argc, char **argv)
         }
         for (int i = 0; i < n; i++) {
             top5 += v[i].rank > 0;
-            no_worse += v[i].best_s <= v[i].published_s * (1.0 + 1e-12);
+            fit += v[i].published_fits;
+            no_worse += v[i].published_fits && v[i].best_s <= v[i].published_s * (1.0 + 1e-12);
         }
         if (json) {
             json_t *o = json_object(), *rows = json_array();
@@ -97,9 +98,11 @@ int cmd_validate(int argc, char **argv)
                 json_object_set_new(j, "best", json_string(v[i].best));
                 json_object_set_new(j, "best_step_time_s", json_real(v[i].best_s));
                 json_object_set_new(j, "published_rank", json_integer(v[i].rank));
+                json_object_set_new(j, "published_fits", json_boolean(v[i].published_fits));
                 json_array_append_new(rows, j);
             }
             json_object_set_new(o, "runs", rows);
+            json_object_set_new(o, "published_fits", json_integer(fit));
             json_object_set_new(o, "best_no_worse", json_integer(no_worse));
             json_object_set_new(o, "published_in_top5", json_integer(top5));
             out = pt_emit_json_text(o);
@@ -113,8 +116,9 @@ int cmd_validate(int argc, char **argv)
                 printf("%5d  %-22.22s %8.2fs %8.2fs %5s  %s\n", v[i].line, v[i].model,
                        v[i].published_s, v[i].best_s,
                        v[i].rank ? (char[4]){(char)('0' + v[i].rank), 0, 0, 0} : "-", v[i].best);
-            printf("\n%d Megatron runs: the best plan is no slower than the published strategy in %d; "
-                   "the published strategy is in the top 5 in %d\n", n, no_worse, top5);
+            printf("\n%d Megatron runs, %d predicted to fit as published: the best plan is no slower "
+                   "than the published strategy in %d of those; the published strategy is in the "
+                   "top 5 in %d\n", n, fit, no_worse, top5);
         }
         free(v);
         return 0;

@@ -713,6 +713,7 @@ pt_status pt_validate_plans(const pt_vresult *r, int top_k, int threads, pt_vpla
         pt_strategy_format(&w->st_v, p->published, sizeof p->published);
         pt_cost_eval(&w->model_v, &w->cluster_v, &w->job_v, &w->st_v, &pub);
         p->published_s = pub.step_time_s;
+        p->published_fits = pub.fits;
         if (sr.n > 0) {
             pt_strategy_format(&sr.plans[0].st, p->best, sizeof p->best);
             p->best_s = sr.plans[0].cost.step_time_s;

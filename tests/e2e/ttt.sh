@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end `partita validate` on a time-to-train CSV (SPEC section 6): the
 # shipped three MLPerf rows (ResNet-50, GNMT, Transformer-big on DGX-1) are
-# predicted, time to train and epochs each; on ../shared's full file every
+# predicted, time to train and epochs each; on the full file (data/validation) every
 # MLPerf V100 row of the three workloads is predicted.
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -24,8 +24,7 @@ $P validate tests/data/ttt_small.csv >"$tmp/t" 2>"$tmp/err" || bad "validate ttt
 grep -q "^time to train:    3 rows, mean |error|" "$tmp/t" || bad "no time-to-train summary: $(tail -3 "$tmp/t")"
 grep -q "^epochs to target: 3 rows, mean |error|" "$tmp/t" || bad "no epochs summary: $(tail -3 "$tmp/t")"
 grep -q "^step time / throughput" "$tmp/t" && bad "time-to-train rows summarised as step times"
-full="$(dirname "$0")/../../../shared/data/validation/time_to_train_runs.csv"
-if [ -f "$full" ]; then
+full=data/validation/time_to_train_runs.csv
     $P validate "$full" --json >"$tmp/f" 2>"$tmp/err" || bad "validate time_to_train_runs failed: $(cat "$tmp/err")"
     python3 - "$tmp/f" <<'PY' || bad "time_to_train_runs: fewer than 31 MLPerf V100 rows predicted"
 import json, sys
@@ -33,7 +32,4 @@ j = json.load(open(sys.argv[1]))
 t = [r for r in j["rows"] if r.get("metric") == "time_to_train_min" and "predicted" in r]
 assert len(t) >= 31, len(t)
 PY
-else
-    echo "ttt.sh: ../shared is absent; skipping the full MLPerf file"
-fi
 exit $fail

@@ -2,11 +2,9 @@
 # End-to-end `partita validate`: tests/data/runs_small.csv (three rows copied
 # from published_runs.csv: Narayanan et al. SC'21 Table 1 GPT-1.7B, Korthikanti
 # et al. 2022 Table 5 GPT-22B selective+SP, llm-foundry MPT-70b on 64 A100) is
-# predicted in full; and, where the shared data is checked out next to the
-# repository, every row of ../shared/data/validation/published_runs.csv is
+# predicted in full; and every row of data/validation/published_runs.csv is
 # read and at least 120 of them predicted.
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
-shared=$here/../../../shared
 cd "$here/../.." || exit 1
 BUILD=${BUILD:-build}
 P=$BUILD/partita
@@ -111,12 +109,8 @@ else
     bad "validate tests/data/runs_fig1.csv: exit $?: $(cat "$tmp/err")"
 fi
 
-# the shared published runs
-csv=$shared/data/validation/published_runs.csv
-if [ ! -f "$csv" ]; then
-    echo "validate.sh: $csv is absent; skipping the published runs"
-    exit $fail
-fi
+# the published runs (data/validation)
+csv=data/validation/published_runs.csv
 rows=$(($(wc -l <"$csv") - 1)) # one line per row: the CSV quotes no newlines
 if "$P" validate "$csv" --json >"$tmp/all.json" 2>"$tmp/err"; then
     check "$tmp/all.json" 120 "$rows" || bad "published_runs.csv: see above"
