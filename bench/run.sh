@@ -87,7 +87,7 @@ trap 'rm -rf "$TMP"' EXIT
 cat >"$TMP/digest.py" <<'EOF'
 import json, sys
 
-path, name, by_source = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+path, name, by_source, csv_path = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 TIME = {"iter_time_s", "tflops_per_gpu", "tokens_per_s_per_gpu", "mfu", "layer_fwd_bwd_ms"}
 MEM = {"mem_activation_gib_per_gpu", "mem_weights_grads_optimizer_gib_per_gpu",
        "activation_mem_pct_of_tp_baseline"}
@@ -137,20 +137,43 @@ for k, what in (("time", "step time"), ("mem", "memory")):
             w["model"], w["metric"], w["measured"], w["predicted"], 100.0 * w["error"]))
 
 if by_source and rows:
-    groups = {}
-    for r in rows:
-        g = " ".join(r["source"].split()[:3])
-        groups.setdefault(g, []).append(r)
-    print("  by source group (mean |error|; time rows / memory rows; held-out = odd lines):")
-    print("    %-34s %5s %8s   %5s %8s   %5s %8s   %8s" % ("source", "rows", "all", "time",
-          "mean|e|", "mem", "mean|e|", "held-out"))
-    for g, rs in sorted(groups.items(), key=lambda kv: -stats(kv[1])[1]):
-        t = [r for r in rs if kind(r) == "time"]
-        m = [r for r in rs if kind(r) == "mem"]
-        ho = stats([r for r in rs if r["line"] % 2 == 1])
-        fmt = lambda s: "%7.1f%%" % s[1] if s[0] else "%8s" % "-"
-        print("    %-34.34s %5d %s   %5d %s   %5d %s   %s" % (g, len(rs), fmt(stats(rs)), len(t),
-              fmt(stats(t)), len(m), fmt(stats(m)), fmt(ho)))
+    # the row's GPU and framework come from the CSV itself (one physical line
+    # per row: the file quotes no newlines), joined by line number
+    import csv as csvmod
+    with open(csv_path, newline="") as f:
+        lines = list(csvmod.reader(f))
+    head = lines[0]
+    col = {k: i for i, k in enumerate(head)}
+    def field(r, k):
+        f = lines[r["line"] - 1] if r["line"] - 1 < len(lines) else []
+        return f[col[k]] if k in col and col[k] < len(f) else ""
+    def framework(r):
+        src = field(r, "source").strip().strip('"')
+        first = src.split()[0] if src.split() else "?"
+        if first.startswith("mlcommons/"):
+            return "MLPerf Training (mlcommons)"
+        if first.startswith("https://docs.nvidia.com/nemo"):
+            return "NVIDIA/NeMo"
+        if "/" in first:
+            return first.split("@")[0]
+        return first  # a paper: its first author
+    def table(title, key):
+        groups = {}
+        for r in rows:
+            groups.setdefault(key(r), []).append(r)
+        print("  by %s (mean |error|; held-out = odd lines):" % title)
+        print("    %-30s %5s %8s %8s   %5s %8s   %s" % (title, "time", "mean|e|", "held-out",
+              "mem", "mean|e|", "not fit"))
+        for g, rs in sorted(groups.items(), key=lambda kv: (stats(kv[1])[1], kv[0])):
+            t = [r for r in rs if kind(r) == "time"]
+            m = [r for r in rs if kind(r) == "mem"]
+            ho = stats([r for r in t if r["line"] % 2 == 1])
+            fmt = lambda s: "%7.1f%%" % s[1] if s[0] else "%8s" % "-"
+            nf = sum(1 for r in t if r.get("fits") is False)
+            print("    %-30.30s %5d %s %s   %5d %s   %d" % (g, len(t), fmt(stats(t)), fmt(ho),
+                  len(m), fmt(stats(m)), nf))
+    table("framework", framework)
+    table("gpu", lambda r: field(r, "gpu") or "?")
 # metrics that are neither (time to train, epochs to target): by metric and
 # by workload, with the held-out half beside
 other = [r for r in rows if kind(r) == "other"]
@@ -189,7 +212,7 @@ for csv in published_runs.csv single_node_runs.csv time_to_train_runs.csv; do
         fi
         by_source=0
         [ "$csv" = published_runs.csv ] && by_source=1
-        if ! $PY "$TMP/digest.py" "$TMP/out.json" "$csv" "$by_source"; then
+        if ! $PY "$TMP/digest.py" "$TMP/out.json" "$csv" "$by_source" "$VALID/$csv"; then
             echo "$csv: could not digest the JSON of partita validate" >&2
             status=1
         fi
