@@ -133,3 +133,47 @@ clean:
 # Maintainers' tool: refits the efficiency constants (see tools/fit.c).
 $(BUILD)/fit: tools/fit.c $(BUILD)/libpartita.a
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(BUILD)/libpartita.a $(LDLIBS_ALL)
+
+# ---- install ------------------------------------------------------------------
+#   make install   [PREFIX=/usr/local] [DESTDIR=]   the CLI, the library, its header,
+#                  partita.pc, the man page and the bash completion
+#   make uninstall [PREFIX=/usr/local] [DESTDIR=]   removes exactly those files
+# Directories follow the GNU names; DESTDIR is prepended to every path at install
+# time only (for packagers), so partita.pc names the final PREFIX.
+.PHONY: install uninstall
+# The version comes from PT_VERSION in include/partita.h where the header has it.
+VERSION     := $(or $(shell sed -n 's/^\#define PT_VERSION "\([^"]*\)".*/\1/p' include/partita.h),0.9.0)
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+INSTALL     ?= install
+INSTALL_FILES := $(BINDIR)/partita $(LIBDIR)/libpartita.a $(INCLUDEDIR)/partita.h \
+                 $(PKGCONFIGDIR)/partita.pc $(MANDIR)/man1/partita.1 $(BASHCOMPDIR)/partita
+
+# partita.pc: the template's @NAME@ filled in; rebuilt when any of them changes.
+$(BUILD)/partita.pc: partita.pc.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	     -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' partita.pc.in >$@.tmp.new
+	@if cmp -s $@.tmp.new $@; then rm -f $@.tmp.new; else mv $@.tmp.new $@; fi
+.PHONY: FORCE
+FORCE:
+
+install: all $(BUILD)/partita.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BUILD)/partita $(DESTDIR)$(BINDIR)/partita
+	$(INSTALL) -m 644 $(BUILD)/libpartita.a $(DESTDIR)$(LIBDIR)/libpartita.a
+	$(INSTALL) -m 644 include/partita.h $(DESTDIR)$(INCLUDEDIR)/partita.h
+	$(INSTALL) -m 644 $(BUILD)/partita.pc $(DESTDIR)$(PKGCONFIGDIR)/partita.pc
+	$(INSTALL) -m 644 man/partita.1 $(DESTDIR)$(MANDIR)/man1/partita.1
+	$(INSTALL) -m 644 completion/partita.bash $(DESTDIR)$(BASHCOMPDIR)/partita
+
+uninstall:
+	rm -f $(INSTALL_FILES:%=$(DESTDIR)%)
