@@ -739,6 +739,16 @@ static void test_key_table_degrees(void **state)
         assert_string_equal(d.msg, want);
     }
     assert_int_equal(ndeg, 8); /* tp pp dp cp ep etp vpp mbs */
+    /* two wrong: the first in the string's order (ep before vpp) is named */
+    {
+        pt_strategy st = ok;
+        pt_diag d;
+        st.vpp = 0;
+        st.ep = PT_STRATEGY_MAX_DEGREE + 1;
+        assert_int_equal(pt_strategy_check(&st, &m, &c, &j, &d), PT_EINPUT);
+        assert_string_equal(d.field, "ep");
+        assert_string_equal(d.value, "1048577");
+    }
 }
 
 /* ---- the rank layout -------------------------------------------------------------------- */

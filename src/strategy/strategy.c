@@ -425,6 +425,18 @@ pt_status pt_strategy_resolve(pt_strategy *st, unsigned set, const pt_model *m,
     return pt_strategy_check(st, m, c, job, d);
 }
 
+/* A degree key outside its range, or -1 (table order: the quick test). */
+static int bad_degree(const pt_strategy *st)
+{
+    for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {
+        int64_t x;
+        if (keys[i].kind != PT_KEY_DEGREE) continue;
+        x = pt_strategy_get(st, i);
+        if (x < keys[i].lo || x > keys[i].hi) return i;
+    }
+    return -1;
+}
+
 pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_cluster *c,
                             const pt_job *job, pt_diag *d)
 {
@@ -433,14 +445,16 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
     int64_t per_step, mb;
     pt_status rc;
 #define VAL(x) (snprintf(v, sizeof v, "%lld", (long long)(x)), v)
-    /* every degree in its range before anything divides by it */
-    for (int j = 0; j < PT_STRATEGY_NKEYS; j++) {
-        int i = text_key(j);
-        int64_t x = pt_strategy_get(st, i);
-        if (keys[i].kind == PT_KEY_DEGREE && (x < keys[i].lo || x > keys[i].hi))
-            return refuse(d, keys[i].name, VAL(x), 0, "%s=%lld must be between %lld and %lld",
-                          keys[i].name, (long long)x, (long long)keys[i].lo, (long long)keys[i].hi);
-    }
+    /* every degree in its range before anything divides by it (the first
+     * one wrong in the string's order is the one refused) */
+    if (bad_degree(st) >= 0)
+        for (int j = 0; j < PT_STRATEGY_NKEYS; j++) {
+            int i = text_key(j);
+            int64_t x = pt_strategy_get(st, i);
+            if (keys[i].kind == PT_KEY_DEGREE && (x < keys[i].lo || x > keys[i].hi))
+                return refuse(d, keys[i].name, VAL(x), 0, "%s=%lld must be between %lld and %lld",
+                              keys[i].name, (long long)x, (long long)keys[i].lo, (long long)keys[i].hi);
+        }
     if (world != (double)c->devices)
         return refuse_key(d, PT_K_DP, VAL(st->dp),
                           "tp*pp*cp*dp = %d*%d*%d*%d = %.0f does not equal the cluster's %lld devices",
