@@ -11,14 +11,18 @@
  * the strategy string lists the keys in the order of their PT_K_* bits.
  * The strategy string's parser and formatter, pt_strategy_resolve's
  * defaults, the search's dimensions (pt_strategy_dim), the --space/--fix
- * parser and the words --explain uses for a value all read it.  A new key is
- * a field and a PT_K_* bit in include/partita.h, a PT_D_* dimension below
- * and a row in the table (tests/test_strategy.c fails when a field of
- * pt_strategy has no row).
+ * parser, the words --explain uses for a value and the plan JSON's strategy
+ * object all read it.  A new key is a field and a PT_K_* bit in
+ * include/partita.h, a PT_D_* dimension (and PT_STRATEGY_NKEYS) below and a
+ * row in the table; tests/test_strategy.c does not build, or fails, when a
+ * field of pt_strategy has no row.
  *
  * Dependency order of the modules: base < workload < hw < strategy < cost <
- * sim < plan < goal < validate < emit < cli.  This module reads models and
- * clusters (the rules) and nothing above them.
+ * sim < plan < goal < validate < emit < cli (tests/e2e/layers.sh checks it up
+ * to sim on the objects' symbols).  This module reads models and clusters
+ * (the rules) and nothing above them; the rules' entry points
+ * (pt_strategy_parse, _resolve, _check, _format, _stage_layers,
+ * _moe_layout) are declared in include/partita.h.
  * Not here: what a strategy costs (src/cost) or which ones to try (src/plan).
  */
 #ifndef PT_STRATEGY_H
@@ -178,8 +182,5 @@ static inline int64_t pt_strategy_stride(const pt_strategy *st, pt_group g)
     default: return 1;
     }
 }
-
-/* pt_strategy_stage_layers and pt_strategy_moe_layout (the pipeline's stage
- * layout) are declared in include/partita.h. */
 
 #endif
