@@ -1,6 +1,6 @@
 /*
  * fuzz_space.c -- libFuzzer harness of the search-space string
- * (pt_space_parse, src/plan/search.c: `plan --space "tp=4,8 pp=1..16"`).
+ * (pt_space_parse, src/strategy/strategy.c: `plan --space "tp=4,8 pp=1..16"`).
  *
  * On PT_OK every dimension is "any", a non-empty list of at most
  * PT_SPACE_MAXV values, or a range lo <= hi; numbers are >= 0 and the enum
@@ -12,14 +12,11 @@
 #include "fuzz.h"
 #include "plan/search.h"
 
+/* How many values an enum dimension has (its names in the key table); -1 for a number. */
 static int64_t enum_count(int dim)
 {
-    switch (dim) {
-    case PT_D_RECOMPUTE: return 3;
-    case PT_D_SCHEDULE: return 6;
-    case PT_D_OFFLOAD: return 3;
-    default: return -1;
-    }
+    const pt_strategy_key *k = pt_strategy_key_at(dim);
+    return k->kind == PT_KEY_ENUM ? k->nnames : -1;
 }
 
 static void check_space(const pt_space *sp)

@@ -1,6 +1,6 @@
 /*
  * fuzz_strategy.c -- libFuzzer harness of the strategy string
- * (pt_strategy_parse, src/plan/strategy.c), then of pt_strategy_resolve
+ * (pt_strategy_parse, src/strategy/strategy.c), then of pt_strategy_resolve
  * against built-in models and clusters, then of pricing what resolved.
  *
  * Each input is the text of --strategy.  Parsing either refuses with a

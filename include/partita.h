@@ -191,7 +191,7 @@ double pt_p2p_time(const pt_cluster *c, int64_t bytes, int64_t n, int64_t stride
 /* Index of the outermost level the group spans (0 when it fits in one innermost domain). */
 int pt_coll_level(const pt_cluster *c, int64_t n, int64_t stride);
 
-/* ---- strategy (src/plan) -------------------------------------------------- */
+/* ---- strategy (src/strategy) -------------------------------------------------- */
 
 typedef enum pt_recompute { PT_RC_NONE = 0, PT_RC_SELECTIVE, PT_RC_FULL } pt_recompute;
 typedef enum pt_schedule {

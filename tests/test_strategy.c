@@ -1,9 +1,12 @@
 /*
- * test_strategy.c -- the strategy string (src/plan/strategy.c, SPEC section 4):
+ * test_strategy.c -- the strategy module (src/strategy, SPEC section 4):
  * parse and format round trip, the defaults pt_strategy_resolve fills in, and
  * every way a strategy is refused -- each key of the string with a bad value
  * (PT_EINPUT, d.field naming the key, d.col pointing at it) and each validity
- * rule of pt_strategy_check, with the sentence SPEC section 4 quotes.
+ * rule of pt_strategy_check, with the sentence SPEC section 4 quotes.  Then
+ * the key table itself: one row for every field of pt_strategy, every row
+ * through parse -> format -> parse and through --space; and the rank layout
+ * (group sizes and strides) against ranks numbered by hand.
  *
  * The model is llama3-8b (32 layers, 32 heads, 8 kv heads, ffn 14336) on
  * dgx-h100 (nodes of 8) resized for each case.
@@ -18,6 +21,7 @@
 #include <cmocka.h>
 
 #include "partita.h"
+#include "strategy/strategy.h"
 
 static pt_model llama(void)
 {
@@ -477,6 +481,325 @@ static void test_check_direct(void **state)
     assert_int_equal(d.col, 0);
 }
 
+/* ---- the key table ------------------------------------------------------------------- */
+
+/* Every field of pt_strategy, in declaration order, initialised positionally:
+ * a field added to pt_strategy without a value here stops the build
+ * (-Wmissing-field-initializers, -Wextra -Werror), and a value added here
+ * without a row in the key table fails the assertion below. */
+#define EVERY_FIELD 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+static const pt_strategy every_field = {EVERY_FIELD};
+static const int every_value[] = {EVERY_FIELD};
+_Static_assert(sizeof every_value / sizeof every_value[0] == PT_STRATEGY_NKEYS,
+               "every field of pt_strategy has a row in the key table");
+
+/* One row per field: the rows' fields are disjoint, inside the struct, and
+ * each reads a different one of the values every_field holds. */
+static void test_key_table_covers_struct(void **state)
+{
+    int seen[PT_STRATEGY_NKEYS + 1] = {0};
+    unsigned bits = 0;
+    (void)state;
+    assert_null(pt_strategy_key_at(-1));
+    assert_null(pt_strategy_key_at(PT_STRATEGY_NKEYS));
+    for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {
+        const pt_strategy_key *k = pt_strategy_key_at(i);
+        int64_t v = pt_strategy_get(&every_field, i);
+        assert_non_null(k);
+        /* row i is dimension i, named as the table names it */
+        assert_int_equal(k->dim, i);
+        assert_string_equal(pt_space_dim_name(i), k->name);
+        assert_int_equal(pt_strategy_key_find(k->name, strlen(k->name)), i);
+        /* one bit each, all bits 0..N-1 used: the string's order */
+        assert_true(k->bit != 0 && (k->bit & (k->bit - 1)) == 0);
+        assert_int_equal(bits & k->bit, 0);
+        bits |= k->bit;
+        assert_int_equal(pt_strategy_key_of_bit(k->bit), i);
+        assert_string_equal(pt_strategy_key_name(k->bit), k->name);
+        /* the field: 4 or 8 bytes inside the struct, no other row's */
+        assert_true(k->width == sizeof(int) || k->width == sizeof(int64_t));
+        assert_true(k->offset + k->width <= sizeof(pt_strategy));
+        for (int j = 0; j < i; j++) {
+            const pt_strategy_key *o = pt_strategy_key_at(j);
+            assert_true(o->offset + o->width <= k->offset || k->offset + k->width <= o->offset);
+            assert_string_not_equal(o->name, k->name);
+        }
+        assert_in_range(v, 1, PT_STRATEGY_NKEYS);
+        assert_int_equal(seen[v], 0);
+        seen[v] = 1;
+        /* kinds: an enum has its names, a number a range */
+        if (k->kind == PT_KEY_ENUM) {
+            assert_non_null(k->names);
+            assert_int_equal(k->lo, 0);
+            assert_int_equal(k->hi, k->nnames - 1);
+        } else {
+            assert_null(k->names);
+            assert_true(k->lo <= k->hi);
+        }
+        assert_true(k->def == PT_KEY_DERIVED || (k->def >= 0 && (k->kind == PT_KEY_LAYERS ? k->def == 0
+                                                                   : k->def >= k->lo && k->def <= k->hi)));
+    }
+    assert_int_equal(bits, (1u << PT_STRATEGY_NKEYS) - 1);
+    assert_int_equal(PT_D_COUNT, PT_STRATEGY_NKEYS);
+    assert_int_equal(pt_strategy_key_find("tq", 2), -1);
+    assert_int_equal(pt_strategy_key_find("tpp", 2), 0); /* the first 2 characters: "tp" */
+    assert_int_equal(pt_strategy_key_of_bit(1u << PT_STRATEGY_NKEYS), -1);
+    /* the names of the enums are the public names */
+    assert_string_equal(pt_strategy_key_at(PT_D_RECOMPUTE)->names[PT_RC_SELECTIVE], pt_recompute_name(PT_RC_SELECTIVE));
+    assert_string_equal(pt_strategy_key_at(PT_D_SCHEDULE)->names[PT_SCHED_ZBV], pt_schedule_name(PT_SCHED_ZBV));
+    assert_string_equal(pt_strategy_key_at(PT_D_OFFLOAD)->names[PT_OFF_PARAMS], pt_offload_name(PT_OFF_PARAMS));
+}
+
+/* The values of key i to try: both ends of its range and one inside, or
+ * every name of an enum. */
+static int key_values(const pt_strategy_key *k, int64_t *v)
+{
+    int n = 0;
+    if (k->kind == PT_KEY_ENUM) {
+        for (int e = 0; e < k->nnames; e++) v[n++] = e;
+        return n;
+    }
+    v[n++] = k->lo;
+    if (k->hi > k->lo) v[n++] = k->hi;
+    if (k->hi - k->lo > 1) v[n++] = k->lo + (k->hi - k->lo) / 3;
+    return n;
+}
+
+/* Every key, every value: parse "key=value" alone; set it in a full strategy,
+ * format, parse back to the same struct, format to the same text. */
+static void test_key_table_round_trip(void **state)
+{
+    const char *full = "tp=8 pp=4 dp=2 cp=2 ep=2 etp=4 vpp=2 mbs=3 gbs=96 sp=1 zero=2 recompute=selective "
+                       "schedule=zb-v offload=optimizer pp_first=5 pp_last=7";
+    pt_strategy base;
+    pt_diag d;
+    unsigned set;
+    char buf[512];
+    (void)state;
+    assert_int_equal(pt_strategy_parse(full, &base, &set, &d), PT_OK);
+    assert_int_equal(set, (1u << PT_STRATEGY_NKEYS) - 1);
+    pt_strategy_format(&base, buf, sizeof buf);
+    assert_string_equal(buf, full); /* every key, in the order of the bits */
+    for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {
+        const pt_strategy_key *k = pt_strategy_key_at(i);
+        int64_t vals[64];
+        int nv = key_values(k, vals);
+        for (int j = 0; j < nv; j++) {
+            pt_strategy st = base, one, again;
+            char text[64], item[96], twice[512];
+            pt_strategy_key_value_text(i, vals[j], text, sizeof text);
+            snprintf(item, sizeof item, "%s=%s", k->name, text);
+            if (pt_strategy_parse(item, &one, &set, &d) != PT_OK) fail_msg("\"%s\": %s", item, d.msg);
+            assert_int_equal(set, k->bit);
+            assert_int_equal(pt_strategy_get(&one, i), vals[j]);
+            pt_strategy_set(&st, i, vals[j]);
+            assert_int_equal(pt_strategy_get(&st, i), vals[j]);
+            pt_strategy_format(&st, buf, sizeof buf);
+            if (!strstr(buf, item)) fail_msg("\"%s\" lacks \"%s\"", buf, item);
+            if (pt_strategy_parse(buf, &again, &set, &d) != PT_OK) fail_msg("\"%s\": %s", buf, d.msg);
+            assert_memory_equal(&st, &again, sizeof st);
+            pt_strategy_format(&again, twice, sizeof twice);
+            assert_string_equal(buf, twice);
+        }
+        /* just outside the range: refused, naming the key */
+        if (k->kind != PT_KEY_ENUM) {
+            char item[96];
+            for (int side = 0; side < 2; side++) {
+                int64_t out = side ? k->hi + 1 : k->lo - 1;
+                pt_strategy st;
+                if (out < 0) continue; /* "-1" is not a whole number: another message */
+                snprintf(item, sizeof item, "%s=%lld", k->name, (long long)out);
+                memset(&d, 0, sizeof d);
+                assert_int_equal(pt_strategy_parse(item, &st, &set, &d), PT_EINPUT);
+                assert_string_equal(d.field, k->name);
+                assert_non_null(strstr(d.msg, "must be"));
+            }
+        }
+    }
+    /* a 0 layer count is an even split: left out of the text, "even" in words */
+    {
+        pt_strategy st = base;
+        st.pp_first = st.pp_last = 0;
+        pt_strategy_format(&st, buf, sizeof buf);
+        assert_null(strstr(buf, "pp_first"));
+        assert_null(strstr(buf, "pp_last"));
+        pt_strategy_key_value_text(PT_D_PP_FIRST, 0, buf, sizeof buf);
+        assert_string_equal(buf, "even");
+        pt_strategy_key_value_text(PT_D_SCHEDULE, PT_SCHED_DUALPIPE, buf, sizeof buf);
+        assert_string_equal(buf, "dualpipe");
+        pt_strategy_key_value_text(PT_D_GBS, 1536, buf, sizeof buf);
+        assert_string_equal(buf, "1536");
+        assert_int_equal(pt_strategy_dim(&base, PT_D_GBS), 96);
+        assert_int_equal(pt_strategy_dim(&base, PT_D_ETP), 4);
+        assert_int_equal(pt_strategy_dim(&base, PT_D_SCHEDULE), PT_SCHED_ZBV);
+    }
+}
+
+/* Every key is a --space dimension: a list of its values, a range for a
+ * number (refused for an enum); --fix pins what a strategy string set. */
+static void test_key_table_space(void **state)
+{
+    (void)state;
+    for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {
+        const pt_strategy_key *k = pt_strategy_key_at(i);
+        int64_t vals[64];
+        int nv = key_values(k, vals);
+        char text[512], v[64];
+        size_t used;
+        pt_space sp;
+        pt_diag d;
+        used = (size_t)snprintf(text, sizeof text, "%s=", k->name);
+        for (int j = 0; j < nv; j++) {
+            pt_strategy_key_value_text(i, vals[j], v, sizeof v);
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", j ? "," : "", v);
+        }
+        pt_space_init(&sp);
+        if (pt_space_parse(text, "--space", &sp, &d) != PT_OK) fail_msg("\"%s\": %s", text, d.msg);
+        assert_int_equal(sp.kind[i], 1);
+        assert_int_equal(sp.n[i], nv);
+        for (int j = 0; j < nv; j++) assert_true(pt_space_allows(&sp, i, vals[j]));
+        for (int o = 0; o < PT_STRATEGY_NKEYS; o++)
+            if (o != i) assert_int_equal(sp.kind[o], 0);
+        snprintf(text, sizeof text, "%s=%lld..%lld", k->name, (long long)k->lo, (long long)k->hi);
+        pt_space_init(&sp);
+        if (k->kind == PT_KEY_ENUM) {
+            /* an enum has no range, by number or by name */
+            assert_int_equal(pt_space_parse(text, "--space", &sp, &d), PT_EINPUT);
+            assert_string_equal(d.field, k->name);
+            snprintf(text, sizeof text, "%s=%s..%s", k->name, k->names[0], k->names[1]);
+            assert_int_equal(pt_space_parse(text, "--space", &sp, &d), PT_EINPUT);
+            assert_non_null(strstr(d.msg, "is not a range LO..HI of whole numbers"));
+        } else {
+            if (pt_space_parse(text, "--space", &sp, &d) != PT_OK) fail_msg("\"%s\": %s", text, d.msg);
+            assert_int_equal(sp.kind[i], 2);
+            assert_true(pt_space_allows(&sp, i, k->lo) && pt_space_allows(&sp, i, k->hi));
+            assert_false(pt_space_allows(&sp, i, k->hi + 1));
+        }
+    }
+    /* the unknown-key message lists the keys in the dimensions' order */
+    {
+        pt_space sp;
+        pt_diag d;
+        char want[256] = "\"tq\" is not KEY=VALUES with KEY one of";
+        pt_space_init(&sp);
+        for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {
+            strcat(want, " ");
+            strcat(want, pt_space_dim_name(i));
+        }
+        assert_int_equal(pt_space_parse("tq=2", "--space", &sp, &d), PT_EINPUT);
+        assert_string_equal(d.msg, want);
+    }
+    /* --fix: pt_space_pin makes a one-value list of each key the string set */
+    {
+        pt_strategy st;
+        pt_space sp;
+        pt_diag d;
+        unsigned set;
+        assert_int_equal(pt_strategy_parse("tp=4 recompute=full pp_last=3 etp=2", &st, &set, &d), PT_OK);
+        pt_space_init(&sp);
+        pt_space_pin(&sp, &st, set);
+        for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {
+            if (!(set & pt_strategy_key_at(i)->bit)) {
+                assert_int_equal(sp.kind[i], 0);
+                continue;
+            }
+            assert_int_equal(sp.kind[i], 1);
+            assert_int_equal(sp.n[i], 1);
+            assert_int_equal(sp.v[i][0], pt_strategy_get(&st, i));
+        }
+        assert_int_equal(sp.v[PT_D_TP][0], 4);
+        assert_int_equal(sp.v[PT_D_RECOMPUTE][0], PT_RC_FULL);
+        assert_int_equal(sp.v[PT_D_PP_LAST][0], 3);
+        assert_int_equal(sp.v[PT_D_ETP][0], 2);
+    }
+}
+
+/* pt_strategy_check refuses every degree below 1, naming it (the table says
+ * which keys are degrees). */
+static void test_key_table_degrees(void **state)
+{
+    pt_model m = llama();
+    pt_cluster c = h100(64);
+    pt_job j = job(8192, 512);
+    pt_strategy ok = resolved("tp=2 pp=2", &m, &c, &j);
+    int ndeg = 0;
+    (void)state;
+    for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {
+        const pt_strategy_key *k = pt_strategy_key_at(i);
+        pt_strategy st = ok;
+        pt_diag d;
+        char want[64];
+        if (k->kind != PT_KEY_DEGREE) continue;
+        ndeg++;
+        pt_strategy_set(&st, i, 0);
+        memset(&d, 0, sizeof d);
+        assert_int_equal(pt_strategy_check(&st, &m, &c, &j, &d), PT_EINPUT);
+        assert_string_equal(d.field, k->name);
+        snprintf(want, sizeof want, "%s=0 must be between 1 and %d", k->name, PT_STRATEGY_MAX_DEGREE);
+        assert_string_equal(d.msg, want);
+    }
+    assert_int_equal(ndeg, 8); /* tp pp dp cp ep etp vpp mbs */
+    /* two wrong: the first in the string's order (ep before vpp) is named */
+    {
+        pt_strategy st = ok;
+        pt_diag d;
+        st.vpp = 0;
+        st.ep = PT_STRATEGY_MAX_DEGREE + 1;
+        assert_int_equal(pt_strategy_check(&st, &m, &c, &j, &d), PT_EINPUT);
+        assert_string_equal(d.field, "ep");
+        assert_string_equal(d.value, "1048577");
+    }
+}
+
+/* ---- the rank layout -------------------------------------------------------------------- */
+
+/* Ranks numbered by hand in Megatron's order, rank = t + tp*(c + cp*(d + dp*p)):
+ * each group is the ranks that differ from rank 0 in its coordinates only. */
+static void test_rank_layout(void **state)
+{
+    pt_strategy st;
+    int64_t world;
+    (void)state;
+    memset(&st, 0, sizeof st);
+    /* 2 x 3 x 2 x 2 = 24 ranks; experts: etp 1, ep 2, so edp = 12/2 = 6 */
+    st.tp = 2, st.cp = 3, st.dp = 2, st.pp = 2, st.ep = 2, st.etp = 1;
+    world = 2 * 3 * 2 * 2;
+    /* tp: {0, 1}; cp: {0, 2, 4}; dp: {0, 6}; pp: {0, 12} */
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_TP), 2);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_TP), 1);
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_CP), 3);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_CP), 2);
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_DP), 2);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_DP), 6);
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_PP), 2);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_PP), 12);
+    /* dp with cp folded in: the ranks with t = 0, p = 0: {0, 2, 4, 6, 8, 10} */
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_DP_CP), 6);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_DP_CP), 2);
+    /* experts, rank = u + etp*(e + ep*(x + edp*p)): ep {0, 1}, edp {0, 2, ..., 10} */
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_ETP), 1);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_ETP), 1);
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_EP), 2);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_EP), 1);
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_EDP), 6);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_EDP), 2);
+    /* each grid tiles the world: a group's size times its stride is the next one's stride */
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_TP) * 2, pt_strategy_stride(&st, PT_GROUP_CP));
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_CP) * 3, pt_strategy_stride(&st, PT_GROUP_DP));
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_DP) * 2, pt_strategy_stride(&st, PT_GROUP_PP));
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_PP) * 2, world);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_EDP) * 6, pt_strategy_stride(&st, PT_GROUP_PP));
+
+    /* etp 2 inside tp 4: tp 4 x cp 1 x dp 4 = 16 ranks per stage, ep 2 -> edp 4;
+     * ep {0, 2}, edp {0, 4, 8, 12} */
+    st.tp = 4, st.cp = 1, st.dp = 4, st.pp = 1, st.ep = 2, st.etp = 2;
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_ETP), 2);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_EP), 2);
+    assert_int_equal(pt_strategy_group_size(&st, PT_GROUP_EDP), 4);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_EDP), 4);
+    assert_int_equal(pt_strategy_stride(&st, PT_GROUP_PP), 16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +812,11 @@ int main(void)
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_expert_rules),
         cmocka_unit_test(test_check_direct),
+        cmocka_unit_test(test_key_table_covers_struct),
+        cmocka_unit_test(test_key_table_round_trip),
+        cmocka_unit_test(test_key_table_space),
+        cmocka_unit_test(test_key_table_degrees),
+        cmocka_unit_test(test_rank_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

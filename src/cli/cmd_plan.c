@@ -83,17 +83,6 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
     }
 }
 
-/* A dimension's value as the explanation words it: names for the enums,
- * "even" for a first or last stage that holds no special layer count. */
-static void dim_value(int d, int64_t x, char *buf, size_t n)
-{
-    if (d == PT_D_RECOMPUTE) snprintf(buf, n, "%s", pt_recompute_name((pt_recompute)x));
-    else if (d == PT_D_SCHEDULE) snprintf(buf, n, "%s", pt_schedule_name((pt_schedule)x));
-    else if (d == PT_D_OFFLOAD) snprintf(buf, n, "%s", pt_offload_name((pt_offload)x));
-    else if ((d == PT_D_PP_FIRST || d == PT_D_PP_LAST) && x == 0) snprintf(buf, n, "even");
-    else snprintf(buf, n, "%lld", (long long)x);
-}
-
 static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts *so,
                     const pt_search_result *r)
 {
@@ -109,7 +98,7 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
         double dmax = -1e300, loss;
         char v[32];
         int64_t bv = pt_strategy_dim(&b->st, d);
-        dim_value(d, bv, v, sizeof v);
+        pt_strategy_key_value_text(d, bv, v, sizeof v);
         if ((d == PT_D_EP || d == PT_D_ETP) && m->experts == 0) continue; /* dense: nothing to say */
         if (!r->have_alt[d]) {
             int pinned = (d == PT_D_GBS && so->gbs_lo == so->gbs_hi) ||
@@ -133,7 +122,7 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
             char av[32];
             int64_t x = pt_strategy_dim(&a->st, d);
             const char *lvl = part_level(c, &a->st, worst);
-            dim_value(d, x, av, sizeof av);
+            pt_strategy_key_value_text(d, x, av, sizeof av);
             printf("  %-9s %s, not %s: the best with %s=%s is %.1f%% slower, mostly %s%s%s "
                    "(%+.3f s per step)\n",
                    pt_space_dim_name(d), v, av, pt_space_dim_name(d), av, 100.0 * loss,
@@ -306,10 +295,6 @@ int cmd_plan(int argc, char **argv)
     if (fix) {
         pt_strategy f;
         unsigned set;
-        static const unsigned bits[PT_D_COUNT] = {PT_K_TP, PT_K_PP, PT_K_DP, PT_K_CP, PT_K_VPP,
-                                                  PT_K_MBS, PT_K_GBS, PT_K_SP, PT_K_ZERO,
-                                                  PT_K_RECOMPUTE, PT_K_SCHEDULE, PT_K_OFFLOAD,
-                                                  PT_K_PP_FIRST, PT_K_PP_LAST, PT_K_EP, PT_K_ETP};
         if ((s = pt_strategy_parse(fix, &f, &set, &d)) != PT_OK) {
             pt_strlcpy(d.file, "--fix", sizeof d.file);
             return cli_fail(s, &d);
@@ -317,12 +302,7 @@ int cmd_plan(int argc, char **argv)
         if (m.experts == 0 && ((set & PT_K_EP && f.ep != 1) || (set & PT_K_ETP)))
             return cli_usage("--fix: ep and etp apply to mixture-of-experts models only (%s is dense)",
                              m.name);
-        for (int k = 0; k < PT_D_COUNT; k++)
-            if (set & bits[k]) { /* pinned: a one-value list */
-                so.space.kind[k] = 1;
-                so.space.n[k] = 1;
-                so.space.v[k][0] = pt_strategy_dim(&f, k);
-            }
+        pt_space_pin(&so.space, &f, set); /* pinned: one-value lists */
     }
     if (export_fmt) {
         /* search only what the engine can run (unless the user narrowed it

@@ -80,6 +80,7 @@
  * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
  */
 #include "cost/cost.h"
+#include "strategy/strategy.h"
 
 #include <assert.h>
 #include <math.h>
@@ -222,8 +223,12 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
     /* the dispatcher's communication */
     {
         double bytes = Te * k * hd * 2.0 * lf; /* bf16 activations each way */
-        double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(bytes), st->ep, st->etp);
-        double gat = st->etp > 1 ? pt_coll_time(c, PT_ALLGATHER, bytes_i64(bytes * st->etp), st->etp, 1) : 0.0;
+        double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_EP),
+                                  pt_strategy_stride(st, PT_GROUP_EP));
+        double gat = st->etp > 1 ? pt_coll_time(c, PT_ALLGATHER, bytes_i64(bytes * st->etp),
+                                                pt_strategy_group_size(st, PT_GROUP_ETP),
+                                                pt_strategy_stride(st, PT_GROUP_ETP))
+                                 : 0.0;
         o->ep_f = 2.0 * a2a + 2.0 * gat; /* dispatch + combine; AG + RS over etp */
         o->ep_b = 2.0 * a2a + 2.0 * gat;
     }
@@ -241,7 +246,7 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
     double f = 0, bw = 0, attn_f = 0, attn_b = 0, ewf = 0, kern;
     double act = 2.0 * T * hd;               /* bytes of one b*s*h activation    */
     double score = b * at * sq * s;          /* attention score elements          */
-    int64_t tpn = st->tp, cpn = st->cp;
+    int64_t tpn = pt_strategy_group_size(st, PT_GROUP_TP), cpn = pt_strategy_group_size(st, PT_GROUP_CP);
     int plain = !moe && !m->mla && !m->window_layers; /* the dense-transformer path */
 
     memset(o, 0, sizeof *o);
@@ -347,7 +352,7 @@ collectives:
      * layer without shared experts has only the attention's (its routed
      * experts' gathers are the dispatcher's, in ep_f/ep_b). */
     if (tpn > 1) {
-        double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(act), tpn, 1);
+        double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(act), tpn, pt_strategy_stride(st, PT_GROUP_TP));
         double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
         o->tp_f = n_ar * ar;
         o->tp_b = n_ar * ar;
@@ -356,7 +361,7 @@ collectives:
      * times, overlapped with the attention blocks it feeds. */
     if (cpn > 1) {
         double kv = 2.0 * 2.0 * b * sq * kt * d;
-        double step = pt_p2p_time(c, bytes_i64(kv), cpn, tpn);
+        double step = pt_p2p_time(c, bytes_i64(kv), cpn, pt_strategy_stride(st, PT_GROUP_CP));
         double comm_f = (double)(cpn - 1) * step, comm_b = 2.0 * comm_f;
         o->cp_f = comm_f > attn_f ? comm_f - attn_f : 0.0;
         o->cp_b = comm_b > attn_b ? comm_b - attn_b : 0.0;
@@ -569,7 +574,7 @@ static double stage_params_split(const pt_model *m, const pt_strategy *st, int f
 /* Expert data-parallel size: the ranks holding the same experts. */
 static double expert_dp(const pt_strategy *st)
 {
-    return (double)st->tp * st->cp * st->dp / ((double)st->ep * st->etp);
+    return (double)pt_strategy_group_size(st, PT_GROUP_EDP);
 }
 
 /* Micro-batches whose activations a stage keeps at once, in units of one
@@ -592,7 +597,7 @@ static double in_flight(const pt_strategy *st, int64_t mb)
 void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strategy *st,
                           const pt_cost_prep *pr, int first, int last, pt_memory *out)
 {
-    double ndp = (double)st->dp * st->cp, edp = expert_dp(st);
+    double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), edp = expert_dp(st);
     double lay = pr->layer_params / st->tp;
     double Pe = 0, P = stage_params_split(m, st, first, last, &Pe);
     double w = 2.0 * P, g = 4.0 * P, o = 12.0 * P;
@@ -717,7 +722,8 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pr->emb_f = ew(&pr->h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0), 2);
     pr->emb_b = ew(&pr->h, T * hd * 8.0, 2);
     pr->emb_tp = st->tp > 1 ? pt_coll_time(c, st->sp ? PT_REDUCESCATTER : PT_ALLREDUCE,
-                                           bytes_i64(T * hd * 2.0), st->tp, 1)
+                                           bytes_i64(T * hd * 2.0), pt_strategy_group_size(st, PT_GROUP_TP),
+                                           pt_strategy_stride(st, PT_GROUP_TP))
                             : 0.0;
     /* Last stage: final norm, logits GEMM (bf16) and vocab-parallel cross
      * entropy over fp32 logits (about 20 bytes per logit forward+backward). */
@@ -764,10 +770,10 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     double emb_f = pr->emb_f, emb_b = pr->emb_b, head_f = pr->head_f, head_b = pr->head_b;
     double emb_tp = pr->emb_tp, tf, tb, tpf, tpb, cpf, cpb, epf = 0, epb = 0, per_mb, ep_mb;
     double p2p, bubble, tw, mbd;
-    double ndp = (double)st->dp * st->cp, nmb;
+    double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), nmb;
     double Pst, Pexp = 0, e_rs = 0, e_ag = 0, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
-    int64_t dp_stride = st->tp, ndp_i = (int64_t)st->dp * st->cp;
+    int64_t dp_stride = pt_strategy_stride(st, PT_GROUP_DP_CP), ndp_i = pt_strategy_group_size(st, PT_GROUP_DP_CP);
     struct { double f, b, tp_f, tp_b, cp_f, cp_b, flops_f, flops_rc; } L;
 
     assert(st->tp >= 1 && st->pp >= 1 && st->dp >= 1 && st->cp >= 1 && st->mbs >= 1);
@@ -828,7 +834,8 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     p2p = 0;
     if (st->pp > 1) {
         double bytes = (double)job->seq_len / st->cp * st->mbs * hd * 2.0 / t;
-        double one = pt_p2p_time(c, bytes_i64(bytes), st->pp, (int64_t)st->tp * st->cp * st->dp);
+        double one = pt_p2p_time(c, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_PP),
+                                 pt_strategy_stride(st, PT_GROUP_PP));
         p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * one;
     }
     /* Bubble (pp-1 pipeline fills and drains). */
@@ -861,7 +868,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     if (Pexp > 0) {
         /* priced as the same collectives on the expert group, added to the
          * dense part's (they share the backward they hide behind) */
-        int64_t edp_i = (int64_t)(expert_dp(st) + 0.5), estride = (int64_t)st->ep * st->etp;
+        int64_t edp_i = pt_strategy_group_size(st, PT_GROUP_EDP), estride = pt_strategy_stride(st, PT_GROUP_EDP);
         if (edp_i > 1) {
             if (st->zero == 0) {
                 e_rs = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * Pexp), edp_i, estride);
@@ -920,7 +927,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
      * the embedding gradient once per step. */
     if (st->pp > 1 && m->tied_embeddings)
         p2p += pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * V * hd / t), 2,
-                            (int64_t)st->tp * st->cp * st->dp * (st->pp - 1));
+                            pt_strategy_stride(st, PT_GROUP_PP) * (st->pp - 1));
 
     /* Optimizer step on this device's shard. */
     {

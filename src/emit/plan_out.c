@@ -2,6 +2,7 @@
  * plan_out.c -- a priced strategy as the SPEC 5 JSON object and as a table.
  */
 #include "emit/emit.h"
+#include "strategy/strategy.h"
 
 #include <stdlib.h>
 
@@ -11,22 +12,12 @@ json_t *pt_emit_plan_json(const pt_strategy *st, const pt_cost *c)
 {
     char buf[256];
     json_t *o = json_object(), *s = json_object(), *mem = json_object(), *t = json_object();
-    json_object_set_new(s, "tp", json_integer(st->tp));
-    json_object_set_new(s, "pp", json_integer(st->pp));
-    json_object_set_new(s, "dp", json_integer(st->dp));
-    json_object_set_new(s, "cp", json_integer(st->cp));
-    json_object_set_new(s, "ep", json_integer(st->ep));
-    json_object_set_new(s, "etp", json_integer(st->etp));
-    json_object_set_new(s, "vpp", json_integer(st->vpp));
-    json_object_set_new(s, "mbs", json_integer(st->mbs));
-    json_object_set_new(s, "gbs", json_integer(st->gbs));
-    json_object_set_new(s, "sp", json_integer(st->sp));
-    json_object_set_new(s, "zero", json_integer(st->zero));
-    json_object_set_new(s, "recompute", json_string(pt_recompute_name(st->recompute)));
-    json_object_set_new(s, "schedule", json_string(pt_schedule_name(st->schedule)));
-    json_object_set_new(s, "offload", json_string(pt_offload_name(st->offload)));
-    json_object_set_new(s, "pp_first", json_integer(st->pp_first));
-    json_object_set_new(s, "pp_last", json_integer(st->pp_last));
+    for (int j = 0; j < PT_STRATEGY_NKEYS; j++) { /* every key, in the strategy string's order */
+        int i = pt_strategy_key_of_bit(1u << j);
+        const pt_strategy_key *k = pt_strategy_key_at(i);
+        int64_t v = pt_strategy_get(st, i);
+        json_object_set_new(s, k->name, k->kind == PT_KEY_ENUM ? json_string(k->names[v]) : json_integer(v));
+    }
     json_object_set_new(o, "strategy", s);
     pt_strategy_format(st, buf, sizeof buf);
     json_object_set_new(o, "strategy_string", json_string(buf));

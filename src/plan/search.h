@@ -5,7 +5,7 @@
  * Enumeration covers tp, cp, pp (dp is what is left), vpp, mbs, gbs (when a
  * range is given), sp, zero, recompute, schedule, offload and, for a
  * mixture-of-experts model, ep and etp (etp dividing tp), generating only
- * strategies that pass the rules of strategy.c.  Per-layer costs are prepared
+ * strategies that pass the rules of src/strategy.  Per-layer costs are prepared
  * once per (mbs, tp, cp, sp, recompute, ep, etp) and reused over the rest (cost.h);
  * each candidate's memory is computed before its time and one that does not
  * fit is not priced (it may still be the nearest miss).  Threads take the
@@ -19,28 +19,7 @@
 
 #include "partita.h"
 #include "cost/cost.h"
-
-enum {
-    PT_D_TP = 0, PT_D_PP, PT_D_DP, PT_D_CP, PT_D_VPP, PT_D_MBS, PT_D_GBS, PT_D_SP, PT_D_ZERO,
-    PT_D_RECOMPUTE, PT_D_SCHEDULE, PT_D_OFFLOAD, PT_D_PP_FIRST, PT_D_PP_LAST, PT_D_EP, PT_D_ETP,
-    PT_D_COUNT
-};
-#define PT_SPACE_MAXV 32
-
-/* Allowed values per dimension: a list, a range lo..hi, or anything. */
-typedef struct pt_space {
-    int kind[PT_D_COUNT];            /* 0 any, 1 list, 2 range          */
-    int n[PT_D_COUNT];
-    int64_t v[PT_D_COUNT][PT_SPACE_MAXV];
-    int64_t lo[PT_D_COUNT], hi[PT_D_COUNT];
-} pt_space;
-
-/* Parses "tp=4,8 pp=1..16 recompute=none,full" into *sp (on top of what it
- * holds: call pt_space_init first).  label names the option in errors. */
-void pt_space_init(pt_space *sp);
-pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_diag *d);
-int pt_space_allows(const pt_space *sp, int dim, int64_t value);
-const char *pt_space_dim_name(int dim);
+#include "strategy/strategy.h" /* pt_space, PT_D_*, pt_strategy_dim */
 
 typedef struct pt_plan {
     pt_strategy st;
@@ -86,8 +65,5 @@ typedef struct pt_search_result {
 pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                     const pt_search_opts *o, pt_search_result *r, pt_diag *d);
 void pt_search_free(pt_search_result *r);
-
-/* Dimension value of a strategy (enums as their integer value). */
-int64_t pt_strategy_dim(const pt_strategy *st, int dim);
 
 #endif

@@ -4,6 +4,7 @@
 #include "sim/sim.h"
 #include "base/base.h"
 #include "cost/cost.h"
+#include "strategy/strategy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -369,8 +370,8 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pt_cost_prepare(m, c, job, st, &pr);
     pt_cost_eval_prepared(m, c, job, st, &pr, &cost);
     T = (double)job->seq_len / st->cp * st->mbs;
-    s.p2p = st->pp > 1 ? pt_p2p_time(c, (int64_t)(T * (double)m->hidden * 2.0 / st->tp), st->pp,
-                                     (int64_t)st->tp * st->cp * st->dp)
+    s.p2p = st->pp > 1 ? pt_p2p_time(c, (int64_t)(T * (double)m->hidden * 2.0 / st->tp),
+                                     pt_strategy_group_size(st, PT_GROUP_PP), pt_strategy_stride(st, PT_GROUP_PP))
                        : 0.0;
     s.fwd = calloc((size_t)s.V, sizeof *s.fwd);
     s.bwd = calloc((size_t)s.V, sizeof *s.bwd);
@@ -468,7 +469,7 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
             }
         }
         if (bd < 0) {
-            pt_diag_set(d, NULL, "schedule", pt_schedule_name(st->schedule),
+            pt_diag_set(d, NULL, pt_strategy_key_name(PT_K_SCHEDULE), pt_schedule_name(st->schedule),
                         "simulator: schedule %s deadlocked after %lld of %lld operations",
                         pt_schedule_name(st->schedule), (long long)done, (long long)nops);
             free_sim(&s);
