@@ -11,9 +11,9 @@
 
 static const cli_opt opts[] = {
     CLI_JOB_OPTS,
-    {"strategy", "STRATEGY", "the strategy to price, \"tp=8 pp=8 mbs=1 ...\" (SPEC section 4; required)"},
+    {"strategy", "STRATEGY", "the strategy to price, \"tp=8 pp=8 mbs=1 ...\" (keys tp pp dp cp ep etp vpp mbs gbs sp zero recompute schedule offload; required)"},
     {"global-batch", "B", "sequences per step, 1..1073741824 (or gbs= in the strategy)"},
-    {"json", NULL, "print one JSON object (SPEC section 5) instead of the table"},
+    {"json", NULL, "print one JSON object instead of the table"},
     {"simulate", NULL, "also replay the step event by event (the step simulator)"},
     {"trace", "FILE.json", "write the simulated step as a Chrome trace (implies --simulate)"},
     {"svg", "FILE.svg", "write the simulated step as an SVG timeline (implies --simulate)"},

@@ -160,7 +160,7 @@ static const cli_opt opts[] = {
     {"space", "SPACE", "values to search per key, e.g. \"tp=4,8 pp=1..16 recompute=none,full\""},
     {"fix", "STRATEGY", "keys every plan must have, e.g. \"tp=8 zero=1\""},
     {"threads", "T", "search threads, 1..1024 (default: one per CPU; the answer is the same)"},
-    {"json", NULL, "print JSON (SPEC section 5) instead of the table"},
+    {"json", NULL, "print JSON (the plans best first) instead of the table"},
     {"explain", NULL, "say why the best plan wins, key by key"},
     {"verify", NULL, "replay each plan's step in the step simulator and print both"},
     {"export", "FMT", "print the best plan as megatron, deepspeed or torchtitan launch configuration"},

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 static const cli_opt opts[] = {
-    {"json", NULL, "print JSON (SPEC section 6) instead of the table"},
+    {"json", NULL, "print JSON (every row and the summary) instead of the table"},
     {"plans", NULL, "for each Megatron run: the best plan found against its published strategy"},
     {NULL, NULL, NULL}};
 

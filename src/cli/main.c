@@ -127,6 +127,8 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *a)
             const char *bad = argv[optind - 1 < argc ? optind - 1 : argc - 1];
             if (optopt >= 256)
                 return cli_usage("%s: --%s takes no value (\"%s\")", cmd->name, cmd->opts[optopt - 256].name, bad);
+            if (optopt > 0 && optopt < 256 && !strncmp(bad, "--", 2)) /* --help=x */
+                return cli_usage("%s: \"%s\" takes no value", cmd->name, bad);
             if (optopt > 0 && optopt < 256)
                 return cli_usage("%s: unknown option \"-%c\" (see partita %s --help)", cmd->name, optopt,
                                  cmd->name);

@@ -108,6 +108,8 @@ expect2 "validate --bogus" '"--bogus"' $P validate tests/data/runs_small.csv --b
 expect2 "plan --json=1" '--json takes no value' $P plan llama3-8b --global-batch 512 --json=1
 expect2 "plan --gpus at the end" '--gpus needs a value' $P plan llama3-8b --global-batch 512 --gpus
 expect2 "plan --s (ambiguous)" 'ambiguous' $P plan llama3-8b --global-batch 512 --s 8
+expect2 "plan --help=x" '"--help=x" takes no value' $P plan --help=x
+expect2 "--out without --export" '--out goes with --export' $P plan llama3-8b --global-batch 512 --out "$tmp/x"
 
 # a stray argument, for each command
 ev="--cluster dgx-h100 --global-batch 64 --strategy tp=8"
