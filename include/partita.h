@@ -23,6 +23,20 @@
 extern "C" {
 #endif
 
+/* ---- version and progress ------------------------------------------------ */
+
+/* The release, "MAJOR.MINOR.PATCH": `partita --version` prints it, and
+ * pt_version() returns the one the library was built with. */
+#define PT_VERSION "0.9.0"
+const char *pt_version(void);
+
+/* Progress of long work (pt_search, pt_scale): called now and then, never
+ * per strategy, with how many of `total` coarse units are done (done rises
+ * by one each call and reaches total).  It may be called from the search's
+ * worker threads, one call at a time.  It must not touch the work's inputs;
+ * the work's result does not depend on it. */
+typedef void (*pt_progress_fn)(void *arg, int64_t done, int64_t total);
+
 /* ---- status and diagnostics (src/base) ---------------------------------- */
 
 typedef enum pt_status {

@@ -478,3 +478,47 @@ const char *pt_dtype_name(pt_dtype t)
     }
     return "?";
 }
+
+const char *pt_version(void) { return PT_VERSION; }
+
+/* Length of the UTF-8 sequence at s that decodes to a printable code point
+ * (not C0, DEL or C1; not overlong, a surrogate or past U+10FFFF), or 0. */
+static size_t utf8_printable(const unsigned char *s)
+{
+    uint32_t cp;
+    size_t n;
+    if (s[0] < 0x80) return s[0] >= 0x20 && s[0] != 0x7f;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, cp = s[0] & 0x1fu;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, cp = s[0] & 0x0fu;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, cp = s[0] & 0x07u;
+    else return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
+        return 0;
+    return n;
+}
+
+const char *pt_str_escape(const char *s, char *buf, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t k = 0;
+    if (!buf || n == 0) return "";
+    while (*p) {
+        size_t len = utf8_printable(p);
+        if (len == 0) { /* one byte as \xHH */
+            if (k + 4 >= n) break;
+            snprintf(buf + k, n - k, "\\x%02x", *p);
+            k += 4, p++;
+            continue;
+        }
+        if (k + len >= n) break;
+        memcpy(buf + k, p, len);
+        k += len, p += len;
+    }
+    buf[k] = '\0';
+    return buf;
+}

@@ -70,4 +70,11 @@ void pt_path_join(char *buf, size_t n, const char *path, const char *key);
 /* snprintf that always terminates and never warns about truncation. */
 void pt_strlcpy(char *dst, const char *src, size_t n);
 
+/* s for a terminal or a log: every byte that is not part of a printable
+ * UTF-8 character (C0 and C1 controls, DEL, invalid sequences) written as
+ * \xHH; names from user files go through this before they are printed.
+ * Stops at a whole character or escape when buf (n bytes) is full; returns
+ * buf. */
+const char *pt_str_escape(const char *s, char *buf, size_t n);
+
 #endif

@@ -9,8 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const cli_opt opts[] = {
+    CLI_JOB_OPTS,
+    {"strategy", "STRATEGY", "the strategy to price, \"tp=8 pp=8 mbs=1 ...\" (keys tp pp dp cp ep etp vpp mbs gbs sp zero recompute schedule offload; required)"},
+    {"global-batch", "B", "sequences per step, 1..1073741824 (or gbs= in the strategy)"},
+    {"json", NULL, "print one JSON object instead of the table"},
+    {"simulate", NULL, "also replay the step event by event (the step simulator)"},
+    {"trace", "FILE.json", "write the simulated step as a Chrome trace (implies --simulate)"},
+    {"svg", "FILE.svg", "write the simulated step as an SVG timeline (implies --simulate)"},
+    {NULL, NULL, NULL}};
+
+const cli_cmd cli_cmd_eval = {
+    "eval", "MODEL --cluster C --strategy STRATEGY [OPTION]...",
+    "price one strategy: step time, throughput, memory per device",
+    "MODEL is a built-in name (`partita models`) or a Hugging Face config.json.\n", 1, opts, cmd_eval};
+
 int cmd_eval(int argc, char **argv)
 {
+    cli_args a;
     cli_job o;
     pt_model m;
     pt_cluster c;
@@ -19,38 +35,26 @@ int cmd_eval(int argc, char **argv)
     pt_diag d;
     pt_status s;
     unsigned set;
-    int rc, simulate = 0;
-    const char *trace = NULL, *svg = NULL;
+    int rc, simulate;
+    const char *trace, *svg, *strategy, *gb;
+    char *text = NULL;
     pt_sim_result sim;
+    if ((rc = cli_parse(&cli_cmd_eval, argc, argv, &a)) != CLI_GO) return rc;
+    if (a.npos < 1) return cli_usage("eval: give a MODEL (a name from `partita models` or a config.json)");
     memset(&o, 0, sizeof o);
-    o.job.dtype = PT_BF16;
-    o.job.flash_attention = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int used = cli_job_option(&o, a, v);
-        if (used < 0) return -used;
-        if (used) {
-            i += used - 1;
-            continue;
-        }
-        if ((!strcmp(a, "--strategy") || !strcmp(a, "--global-batch") || !strcmp(a, "--trace") ||
-             !strcmp(a, "--svg")) && !v)
-            return cli_usage("%s needs a value", a);
-        if (!strcmp(a, "--strategy")) o.strategy = argv[++i];
-        else if (!strcmp(a, "--trace")) simulate = 1, trace = argv[++i];
-        else if (!strcmp(a, "--svg")) simulate = 1, svg = argv[++i];
-        else if (!strcmp(a, "--global-batch")) { if (cli_int(a, argv[++i], 1, &o.job.global_batch)) return 2; }
-        else if (!strcmp(a, "--json")) o.json = 1;
-        else if (!strcmp(a, "--simulate")) simulate = 1;
-        else if (a[0] == '-') return cli_usage("eval: unknown option \"%s\"", a);
-        else if (!o.model) o.model = a;
-        else return cli_usage("eval: unexpected argument \"%s\"", a);
-    }
-    if (!o.model) return cli_usage("eval: give a MODEL (a name from `partita models` or a config.json)");
+    o.model = a.pos[0];
+    if ((rc = cli_load_model(o.model, &m)) != 0) return rc;
+    if ((rc = cli_job_options(&o, &a)) != 0) return rc;
+    trace = cli_get(&a, "trace");
+    svg = cli_get(&a, "svg");
+    strategy = cli_get(&a, "strategy");
+    simulate = cli_get(&a, "simulate") || trace || svg;
+    if ((gb = cli_get(&a, "global-batch")) && cli_int("--global-batch", gb, 1, CLI_MAX_BATCH, &o.job.global_batch))
+        return 2;
     if (!o.cluster) return cli_usage("eval: give --cluster C (a name from `partita clusters` or a cluster file)");
-    if (!o.strategy) return cli_usage("eval: give --strategy \"tp=.. pp=.. ...\"");
-    if ((rc = cli_load(&o, &m, &c)) != 0) return rc;
-    if ((s = pt_strategy_parse(o.strategy, &st, &set, &d)) != PT_OK) return cli_fail(s, &d);
+    if (!strategy) return cli_usage("eval: give --strategy \"tp=.. pp=.. ...\"");
+    if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
+    if ((s = pt_strategy_parse(strategy, &st, &set, &d)) != PT_OK) return cli_fail(s, &d);
     if ((s = pt_strategy_resolve(&st, set, &m, &c, &o.job, &d)) != PT_OK) return cli_fail(s, &d);
     pt_cost_eval(&m, &c, &o.job, &st, &cost);
     memset(&sim, 0, sizeof sim);
@@ -61,42 +65,22 @@ int cmd_eval(int argc, char **argv)
     }
     /* the schedule's actual peak decides whether it fits */
     if (simulate) cost.fits = sim.peak_bytes <= cost.device_memory_bytes;
-    if (o.json) {
-        json_t *j = pt_emit_plan_json(&st, &cost);
-        char *text;
-        json_t *head = json_object();
-        json_object_set_new(head, "model", json_string(m.name));
-        /* parameters: all of them, and what one token uses (MoE: topk experts) */
-        json_object_set_new(head, "params_total", json_integer(pt_model_params(&m)));
-        json_object_set_new(head, "params_active", json_integer(pt_model_active_params(&m)));
-        json_object_set_new(head, "cluster", json_string(c.name));
-        json_object_set_new(head, "device", json_string(c.dev.name));
-        json_object_set_new(head, "devices", json_integer(c.devices));
-        json_object_set_new(head, "seq_len", json_integer(o.job.seq_len));
-        json_object_set_new(head, "dtype", json_string(pt_dtype_name(o.job.dtype)));
-        json_object_set_new(head, "flash_attention", json_boolean(o.job.flash_attention));
-        json_object_set_new(head, "engine", json_string(pt_engine_name(o.job.engine)));
-        json_object_update(head, j);
-        if (simulate) {
-            json_object_set_new(head, "simulated_step_time_s", json_real(sim.step_time_s));
-            json_object_set_new(head, "simulated_bubble_s", json_real(sim.bubble_s));
-            json_object_set_new(head, "simulated_peak_memory_GiB", json_real((double)sim.peak_bytes / PT_GiB));
-        }
-        text = pt_emit_json_text(head);
-        printf("%s\n", text);
+    if (cli_get(&a, "json")) {
+        s = pt_emit_eval_json(&m, &c, &o.job, &st, &cost, simulate ? &sim : NULL, &text, &d);
+        pt_sim_free(&sim);
+        if (s != PT_OK) return cli_fail(s, &d);
+        fputs(text, stdout);
         free(text);
-        json_decref(j);
-        json_decref(head);
-    } else {
-        pt_emit_plan_table(stdout, &m, &c, &o.job, &st, &cost);
-        if (simulate) {
-            printf("\nsimulated, event by event: step %.3f s (pipeline %.3f s, of which %.3f s idle "
-                   "on the busiest stage; then %.3f s of DP and optimizer)\n",
-                   sim.step_time_s, sim.pipeline_s, sim.bubble_s, sim.tail_s);
-            printf("  peak memory per stage (GiB):");
-            for (int i = 0; i < sim.pp; i++) printf(" %.1f", (double)sim.stage_peak[i] / PT_GiB);
-            printf("\n");
-        }
+        return 0;
+    }
+    pt_emit_plan_table(stdout, &m, &c, &o.job, &st, &cost);
+    if (simulate) {
+        printf("\nsimulated, event by event: step %.3f s (pipeline %.3f s, of which %.3f s idle "
+               "on the busiest stage; then %.3f s of DP and optimizer)\n",
+               sim.step_time_s, sim.pipeline_s, sim.bubble_s, sim.tail_s);
+        printf("  peak memory per stage (GiB):");
+        for (int i = 0; i < sim.pp; i++) printf(" %.1f", (double)sim.stage_peak[i] / PT_GiB);
+        printf("\n");
     }
     pt_sim_free(&sim);
     return 0;

@@ -6,10 +6,18 @@
 
 #include <stdio.h>
 
+static const cli_opt no_opts[] = {{NULL, NULL, NULL}};
+
+const cli_cmd cli_cmd_models = {"models", "", "list the built-in models and layer graphs", NULL, 0, no_opts,
+                                cmd_models};
+const cli_cmd cli_cmd_devices = {"devices", "", "list the built-in devices", NULL, 0, no_opts, cmd_devices};
+const cli_cmd cli_cmd_clusters = {"clusters", "", "list the built-in clusters", NULL, 0, no_opts, cmd_clusters};
+
 int cmd_models(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    cli_args a;
+    int rc;
+    if ((rc = cli_parse(&cli_cmd_models, argc, argv, &a)) != CLI_GO) return rc;
     /* params: all of them; active: what one token uses (MoE: topk of the
      * routed experts); experts: routed experts / per token, and the width */
     printf("%-16s %9s %9s %7s %7s %6s %5s %7s %8s  %s\n", "name", "params", "active", "layers",
@@ -41,8 +49,9 @@ int cmd_models(int argc, char **argv)
 
 int cmd_devices(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    cli_args a;
+    int rc;
+    if ((rc = cli_parse(&cli_cmd_devices, argc, argv, &a)) != CLI_GO) return rc;
     printf("%-16s %8s %9s %9s %9s\n", "name", "mem GiB", "HBM GB/s", "bf16 TF", "fp8 TF");
     for (int i = 0; i < pt_device_catalog_count(); i++) {
         pt_device v;
@@ -56,8 +65,9 @@ int cmd_devices(int argc, char **argv)
 
 int cmd_clusters(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    cli_args a;
+    int rc;
+    if ((rc = cli_parse(&cli_cmd_clusters, argc, argv, &a)) != CLI_GO) return rc;
     printf("%-14s %-16s %8s  %s\n", "name", "device", "devices", "levels (size x GB/s per device)");
     for (int i = 0; i < pt_cluster_catalog_count(); i++) {
         pt_cluster c;

@@ -1,6 +1,8 @@
 /*
  * cmd_plan.c -- `partita plan`: search every strategy, print the best
- * (SPEC sections 1 and 5), explain the choice, export it.
+ * (SPEC sections 1 and 5), explain the choice, export it.  The search is
+ * src/plan/search.c, the nearest miss src/plan/nearmiss.c, the JSON
+ * src/emit/search_out.c; here are the option handling and the tables.
  */
 #include "cli/cli.h"
 #include "base/base.h"
@@ -45,8 +47,10 @@ static const char *part_level(const pt_cluster *c, const pt_strategy *st, int k)
 static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_search_result *r, int threads)
 {
-    printf("plan       %s on %s: %lld x %s, seq %lld, %s, %s\n", m->name, c->name,
-           (long long)c->devices, c->dev.name, (long long)job->seq_len, pt_dtype_name(job->dtype),
+    char mn[300], cn[300], dn[300];
+    printf("plan       %s on %s: %lld x %s, seq %lld, %s, %s\n", pt_str_escape(m->name, mn, sizeof mn),
+           pt_str_escape(c->name, cn, sizeof cn), (long long)c->devices,
+           pt_str_escape(c->dev.name, dn, sizeof dn), (long long)job->seq_len, pt_dtype_name(job->dtype),
            pt_engine_name(job->engine));
     printf("searched   %lld strategies: %lld fit, %lld ruled out by memory before pricing "
            "(%d thread%s)\n\n", (long long)r->evaluated, (long long)r->fitting, (long long)r->pruned,
@@ -122,6 +126,8 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
             char av[32];
             int64_t x = pt_strategy_dim(&a->st, d);
             const char *lvl = part_level(c, &a->st, worst);
+            char el[300];
+            if (lvl) lvl = pt_str_escape(lvl, el, sizeof el);
             pt_strategy_key_value_text(d, x, av, sizeof av);
             printf("  %-9s %s, not %s: the best with %s=%s is %.1f%% slower, mostly %s%s%s "
                    "(%+.3f s per step)\n",
@@ -132,19 +138,39 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
     }
 }
 
+static const cli_opt opts[] = {
+    CLI_JOB_OPTS,
+    {"global-batch", "B", "sequences per step, or a range LO..HI to search, 1..1073741824 (required unless the objective chooses it)"},
+    {"objective", "O", "step (rank by tokens/s, the default) or time-to-train (needs --tokens)"},
+    {"tokens", "N", "time-to-train: tokens the run needs at a small batch (E_min), 1..1e18"},
+    {"critical-batch", "TOKENS", "time-to-train: the critical batch B_noise in tokens, 1..1e15"},
+    {"target-loss", "L", "time-to-train: the critical batch from a target loss in nats per token, 0.1..20"},
+    {"top", "K", "plans to print, 1..10000 (default 5)"},
+    {"space", "SPACE", "values to search per key, e.g. \"tp=4,8 pp=1..16 recompute=none,full\""},
+    {"fix", "STRATEGY", "keys every plan must have, e.g. \"tp=8 zero=1\""},
+    {"threads", "T", "search threads, 1..1024 (default: one per CPU; the answer is the same)"},
+    {"json", NULL, "print JSON (the plans best first) instead of the table"},
+    {"explain", NULL, "say why the best plan wins, key by key"},
+    {"verify", NULL, "replay each plan's step in the step simulator and print both"},
+    {"export", "FMT", "print the best plan as megatron, deepspeed or torchtitan launch configuration"},
+    {"out", "FILE", "write --export's configuration to FILE instead of stdout"},
+    {"trace", "FILE.json", "write the best plan's simulated step as a Chrome trace"},
+    {"svg", "FILE.svg", "write the best plan's simulated step as an SVG timeline"},
+    {NULL, NULL, NULL}};
+
+const cli_cmd cli_cmd_plan = {
+    "plan", "MODEL [OPTION]...", "search every parallel strategy and print the best plans",
+    "MODEL is a built-in name (`partita models`) or a Hugging Face config.json.\n"
+    "Exit status 1 when no strategy fits (the nearest miss is printed).\n", 1, opts, cmd_plan};
+
 /* Nothing fits: the nearest miss and what single change would make it fit. */
-static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job,
-                   const pt_search_result *r)
+static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_search_result *r)
 {
-    char s[256];
+    char s[256], mn[300];
     const pt_plan *p = &r->miss;
-    static const char *const tries[] = {"recompute=full", "mbs=1", "zero=3", "offload=optimizer",
-                                        "zero=3 offload=params"};
-    double states = (double)pt_model_params(m) * 16.0;
-    double per_dev = c->dev.memory_GiB * PT_GiB * 0.8;
-    int64_t node = c->level[0].size, need;
+    pt_nearmiss nm;
     if (!r->have_miss) {
-        fprintf(stderr, "partita: no valid strategy for %s on %lld devices\n", m->name,
+        fprintf(stderr, "partita: no valid strategy for %s on %lld devices\n", pt_str_escape(m->name, mn, sizeof mn),
                 (long long)c->devices);
         return;
     }
@@ -154,136 +180,183 @@ static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job,
             "other %.1f)\n", c->dev.memory_GiB, s, gib(p->cost.mem.total), gib(p->cost.mem.weights),
             gib(p->cost.mem.gradients), gib(p->cost.mem.optimizer), gib(p->cost.mem.activations),
             gib(p->cost.mem.other));
-    for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
-        pt_strategy st = p->st;
-        pt_cost k;
-        pt_diag d;
-        unsigned set;
-        pt_strategy t;
-        if (pt_strategy_parse(tries[i], &t, &set, &d) != PT_OK) continue;
-        if (set & PT_K_RECOMPUTE) st.recompute = t.recompute;
-        if (set & PT_K_MBS) st.mbs = t.mbs;
-        if (set & PT_K_ZERO) st.zero = t.zero;
-        if (set & PT_K_OFFLOAD) st.offload = t.offload;
-        if (st.offload == PT_OFF_OPTIMIZER && st.zero < 1) st.zero = 1;
-        if (pt_strategy_check(&st, m, c, job, &d) != PT_OK) continue;
-        pt_cost_eval(m, c, job, &st, &k);
-        fprintf(stderr, "  with %-22s %6.1f GiB%s\n", tries[i], gib(k.mem.total),
-                k.fits ? "  (fits, outside the space searched)" : "");
-    }
-    need = (int64_t)(states / per_dev) + 1;
-    need = (need + node - 1) / node * node;
-    if (need > c->devices)
+    pt_nearmiss_explain(m, c, job, p, &nm);
+    for (int i = 0; i < nm.ntries; i++)
+        fprintf(stderr, "  with %-22s %6.1f GiB%s\n", nm.tries[i].change, gib(nm.tries[i].cost.mem.total),
+                nm.tries[i].cost.fits ? "  (fits, outside the space searched)" : "");
+    if (nm.devices_needed)
         fprintf(stderr, "  the model's weights, gradients and Adam states alone (16 B per parameter, "
-                "%.0f GiB) need about %lld devices fully sharded\n", states / PT_GiB, (long long)need);
+                "%.0f GiB) need about %lld devices fully sharded\n", nm.states_bytes / PT_GiB,
+                (long long)nm.devices_needed);
+}
+
+/* --global-batch B or LO..HI into so. */
+static int global_batch(const char *gb, pt_search_opts *so)
+{
+    const char *dots = strstr(gb, "..");
+    char lo[32];
+    if (!dots) {
+        if (cli_int("--global-batch", gb, 1, CLI_MAX_BATCH, &so->gbs_lo)) return 2;
+        so->gbs_hi = so->gbs_lo;
+        return 0;
+    }
+    pt_strlcpy(lo, gb, (size_t)(dots - gb) + 1 < sizeof lo ? (size_t)(dots - gb) + 1 : sizeof lo);
+    if (cli_int("--global-batch", lo, 1, CLI_MAX_BATCH, &so->gbs_lo) ||
+        cli_int("--global-batch", dots + 2, so->gbs_lo, CLI_MAX_BATCH, &so->gbs_hi))
+        return 2;
+    return 0;
+}
+
+/* --objective and the time-to-train options: min_tokens 0 for step. */
+static int objective(const cli_args *a, double *min_tokens, double *bcrit)
+{
+    const char *obj = cli_get(a, "objective"), *tokens = cli_get(a, "tokens");
+    const char *bc = cli_get(a, "critical-batch"), *loss_s = cli_get(a, "target-loss");
+    double loss;
+    *min_tokens = *bcrit = 0;
+    if (!obj || !strcmp(obj, "step")) {
+        if (tokens || bc || loss_s)
+            return cli_usage("--tokens, --critical-batch and --target-loss go with --objective time-to-train");
+        return 0;
+    }
+    if (strcmp(obj, "time-to-train"))
+        return cli_usage("--objective: \"%s\" is not supported (this build ranks by step time, "
+                         "--objective step, or by time to train, --objective time-to-train)", obj);
+    if (!tokens)
+        return cli_usage("--objective time-to-train: give --tokens N, the tokens the run needs at a small "
+                         "batch (E_min of McCandlish et al. 2018)");
+    if (cli_real("--tokens", tokens, 1, 1e18, min_tokens)) return 2;
+    if (bc) return cli_real("--critical-batch", bc, 1, 1e15, bcrit);
+    if (!loss_s)
+        return cli_usage("--objective time-to-train: give --critical-batch TOKENS (B_noise of McCandlish et "
+                         "al. 2018) or --target-loss L (the critical batch from Kaplan et al. 2020)");
+    if (cli_real("--target-loss", loss_s, 0.1, 20, &loss)) return 2;
+    /* Kaplan et al. 2020, "Scaling Laws for Neural Language Models",
+     * Eq. 5.2 / Table 1: B_crit(L) = B* / L^(1/alpha_B), B* ~ 2e8
+     * tokens, alpha_B ~ 0.21 (fitted on WebText2, L in nats). */
+    *bcrit = 2e8 / pow(loss, 1.0 / 0.21);
+    return 0;
+}
+
+/* --fix: every key it sets pinned to a one-value list. */
+static int fix_keys(const char *fix, const pt_model *m, pt_space *sp)
+{
+    pt_strategy f;
+    unsigned set;
+    pt_diag d;
+    pt_status s;
+    if ((s = pt_strategy_parse(fix, &f, &set, &d)) != PT_OK) {
+        pt_strlcpy(d.file, "--fix", sizeof d.file);
+        return cli_fail(s, &d);
+    }
+    if (m->experts == 0 && ((set & PT_K_EP && f.ep != 1) || (set & PT_K_ETP)))
+        return cli_usage("--fix: ep and etp apply to mixture-of-experts models only (%s is dense)", m->name);
+    pt_space_pin(sp, &f, set);
+    return 0;
+}
+
+/* --export FMT: search only what the engine can run (unless the user
+ * narrowed it already), and price it as that engine runs it. */
+static int export_space(const char *export_fmt, cli_job *o, pt_space *sp)
+{
+    pt_export_fmt fmt;
+    static const char *const narrow[] = {
+        "schedule=1f1b,interleaved zero=0,1 offload=none,optimizer",           /* megatron */
+        "cp=1 sp=0 vpp=1 schedule=1f1b recompute=none,full pp_first=0 pp_last=0", /* deepspeed */
+        "zero=0,3 schedule=gpipe,1f1b,interleaved,zb-v,dualpipe pp_first=0 pp_last=0"}; /* torchtitan */
+    static const pt_engine engine[] = {PT_ENGINE_MEGATRON, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP};
+    pt_space eng;
+    pt_diag d;
+    pt_status s;
+    if (!pt_export_parse_fmt(export_fmt, &fmt))
+        return cli_usage("--export: \"%s\" is not megatron, deepspeed or torchtitan", export_fmt);
+    pt_space_init(&eng);
+    if ((s = pt_space_parse(narrow[fmt], "--export", &eng, &d)) != PT_OK) return cli_fail(s, &d);
+    for (int k = 0; k < PT_D_COUNT; k++)
+        if (sp->kind[k] == 0 && eng.kind[k] != 0) {
+            sp->kind[k] = eng.kind[k];
+            sp->n[k] = eng.n[k];
+            memcpy(sp->v[k], eng.v[k], sizeof eng.v[k]);
+        }
+    if (!o->engine_set) o->job.engine = engine[fmt];
+    return 0;
+}
+
+/* The human table, the time-to-train ranking, the simulator's check, the
+ * explanation. */
+static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_search_opts *so,
+                        const pt_search_result *r, double min_tokens, double bcrit,
+                        const pt_emit_verified *ver, int explain_f)
+{
+    print_table(m, c, job, r, so->threads);
+    if (min_tokens > 0) {
+        printf("\nranked by time to train: E(B) = %.4g tokens x (1 + B / %.4g) to the target\n", min_tokens,
+               bcrit);
+        printf("%2s  %10s %14s %12s %12s\n", "#", "batch", "tokens", "steps", "days");
+        for (int i = 0; i < r->n; i++) {
+            double tok = pt_plan_tokens_to_target(&r->plans[i], job, min_tokens, bcrit);
+            double per_step = (double)r->plans[i].st.gbs * (double)job->seq_len;
+            printf("%2d  %10lld %14.4g %12.0f %12.2f\n", i + 1, (long long)r->plans[i].st.gbs, tok,
+                   tok / per_step, tok / r->plans[i].cost.tokens_per_s / 86400.0);
+        }
+    }
+    if (ver) {
+        printf("\nverified by the step simulator (event by event)\n");
+        printf("%2s  %12s %12s %7s %12s %12s\n", "#", "analytic s", "simulated s", "diff", "mem GiB",
+               "sim peak GiB");
+        for (int i = 0; i < r->n; i++) {
+            if (!ver[i].ok) continue;
+            printf("%2d  %12.3f %12.3f %+6.1f%% %12.1f %12.1f\n", i + 1, r->plans[i].cost.step_time_s,
+                   ver[i].step_time_s, 100.0 * (ver[i].step_time_s / r->plans[i].cost.step_time_s - 1.0),
+                   gib(r->plans[i].cost.mem.total), (double)ver[i].peak_bytes / PT_GiB);
+        }
+    }
+    if (explain_f) explain(m, c, so, r);
 }
 
 int cmd_plan(int argc, char **argv)
 {
+    cli_args a;
     cli_job o;
+    cli_progress prog;
     pt_model m;
     pt_cluster c;
     pt_diag d;
     pt_status s;
     pt_search_opts so;
     pt_search_result r;
-    const char *gb = NULL, *space = NULL, *fix = NULL, *export_fmt = NULL, *out = NULL;
-    const char *objective = "step", *trace = NULL, *svg = NULL;
-    const char *tokens_s = NULL, *bcrit_s = NULL, *loss_s = NULL;
-    double min_tokens = 0, bcrit = 0;
-    int ttt = 0;
-    int verify = 0;
+    pt_emit_verified *ver = NULL;
+    const char *gb, *space, *fix, *export_fmt, *trace, *svg, *v;
+    double min_tokens, bcrit;
     int64_t top = 5, threads = 0;
-    int explain_f = 0, rc;
+    int rc;
+    char *text = NULL;
+    if ((rc = cli_parse(&cli_cmd_plan, argc, argv, &a)) != CLI_GO) return rc;
+    if (a.npos < 1) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
     memset(&o, 0, sizeof o);
-    o.job.dtype = PT_BF16;
-    o.job.flash_attention = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        static const char *const with_value[] = {"--global-batch", "--objective", "--top", "--space",
-                                                 "--fix", "--threads", "--export", "--out", "--trace",
-                                                 "--svg", "--tokens", "--critical-batch", "--target-loss",
-                                                 NULL};
-        int used = cli_job_option(&o, a, v), takes = 0;
-        if (used < 0) return -used;
-        if (used) {
-            i += used - 1;
-            continue;
-        }
-        for (int k = 0; with_value[k]; k++)
-            if (!strcmp(a, with_value[k])) takes = 1;
-        if (takes && !v) return cli_usage("%s needs a value", a);
-        if (!strcmp(a, "--global-batch")) gb = v;
-        else if (!strcmp(a, "--objective")) objective = v;
-        else if (!strcmp(a, "--top")) { if (cli_int(a, v, 1, &top)) return 2; }
-        else if (!strcmp(a, "--threads")) { if (cli_int(a, v, 1, &threads)) return 2; }
-        else if (!strcmp(a, "--space")) space = v;
-        else if (!strcmp(a, "--fix")) fix = v;
-        else if (!strcmp(a, "--export")) export_fmt = v;
-        else if (!strcmp(a, "--out")) out = v;
-        else if (!strcmp(a, "--trace")) trace = v;
-        else if (!strcmp(a, "--svg")) svg = v;
-        else if (!strcmp(a, "--tokens")) tokens_s = v;
-        else if (!strcmp(a, "--critical-batch")) bcrit_s = v;
-        else if (!strcmp(a, "--target-loss")) loss_s = v;
-        else if (!strcmp(a, "--verify")) { verify = 1; continue; }
-        else if (!strcmp(a, "--json")) { o.json = 1; continue; }
-        else if (!strcmp(a, "--explain")) { explain_f = 1; continue; }
-        else if (a[0] == '-') return cli_usage("plan: unknown option \"%s\"", a);
-        else if (!o.model) { o.model = a; continue; }
-        else return cli_usage("plan: unexpected argument \"%s\"", a);
-        i++;
-    }
-    if (!o.model) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
+    o.model = a.pos[0];
+    /* the model first, then the other arguments */
+    if ((rc = cli_load_model(o.model, &m)) != 0) return rc;
+    if ((rc = cli_job_options(&o, &a)) != 0) return rc;
     if (!o.cluster) o.cluster = "dgx-h100";
-    if (!strcmp(objective, "time-to-train")) ttt = 1;
-    else if (strcmp(objective, "step"))
-        return cli_usage("--objective: \"%s\" is not supported (this build ranks by step time, "
-                         "--objective step, or by time to train, --objective time-to-train)", objective);
-    if (!ttt && (tokens_s || bcrit_s || loss_s))
-        return cli_usage("--tokens, --critical-batch and --target-loss go with --objective time-to-train");
-    if (ttt) {
-        char *end;
-        if (!tokens_s)
-            return cli_usage("--objective time-to-train: give --tokens N, the tokens the run needs at a small "
-                             "batch (E_min of McCandlish et al. 2018)");
-        min_tokens = strtod(tokens_s, &end);
-        if (*end || !(min_tokens >= 1 && min_tokens < 1e18))
-            return cli_usage("--tokens: \"%s\" is not a number of tokens >= 1", tokens_s);
-        if (bcrit_s) {
-            bcrit = strtod(bcrit_s, &end);
-            if (*end || !(bcrit >= 1 && bcrit < 1e15))
-                return cli_usage("--critical-batch: \"%s\" is not a number of tokens >= 1", bcrit_s);
-        } else if (loss_s) {
-            double loss = strtod(loss_s, &end);
-            if (*end || !(loss > 0.1 && loss < 20))
-                return cli_usage("--target-loss: \"%s\" is not a loss in nats per token (0.1..20)", loss_s);
-            /* Kaplan et al. 2020, "Scaling Laws for Neural Language Models",
-             * Eq. 5.2 / Table 1: B_crit(L) = B* / L^(1/alpha_B), B* ~ 2e8
-             * tokens, alpha_B ~ 0.21 (fitted on WebText2, L in nats). */
-            bcrit = 2e8 / pow(loss, 1.0 / 0.21);
-        } else {
-            return cli_usage("--objective time-to-train: give --critical-batch TOKENS (B_noise of McCandlish et "
-                             "al. 2018) or --target-loss L (the critical batch from Kaplan et al. 2020)");
-        }
-    }
-    if (!gb && !ttt) return cli_usage("plan: give --global-batch B (or a range LO..HI)");
+    gb = cli_get(&a, "global-batch");
+    space = cli_get(&a, "space");
+    fix = cli_get(&a, "fix");
+    export_fmt = cli_get(&a, "export");
+    trace = cli_get(&a, "trace");
+    svg = cli_get(&a, "svg");
+    if ((v = cli_get(&a, "top")) && cli_int("--top", v, 1, CLI_MAX_TOP, &top)) return 2;
+    if ((v = cli_get(&a, "threads")) && cli_int("--threads", v, 1, CLI_MAX_THREADS, &threads)) return 2;
+    if ((rc = objective(&a, &min_tokens, &bcrit)) != 0) return rc;
+    if (!gb && min_tokens == 0) return cli_usage("plan: give --global-batch B (or a range LO..HI)");
+    if (cli_get(&a, "out") && !export_fmt) return cli_usage("--out goes with --export (the file it writes)");
     memset(&so, 0, sizeof so);
     pt_space_init(&so.space);
-    if (gb) {
-        const char *dots = strstr(gb, "..");
-        char lo[32];
-        if (dots) {
-            pt_strlcpy(lo, gb, (size_t)(dots - gb) + 1 < sizeof lo ? (size_t)(dots - gb) + 1 : sizeof lo);
-            if (cli_int("--global-batch", lo, 1, &so.gbs_lo) ||
-                cli_int("--global-batch", dots + 2, so.gbs_lo, &so.gbs_hi))
-                return 2;
-        } else {
-            if (cli_int("--global-batch", gb, 1, &so.gbs_lo)) return 2;
-            so.gbs_hi = so.gbs_lo;
-        }
-    }
-    if ((rc = cli_load(&o, &m, &c)) != 0) return rc;
+    if (gb && (rc = global_batch(gb, &so)) != 0) return rc;
+    if (space && (s = pt_space_parse(space, "--space", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
+    if (fix && (rc = fix_keys(fix, &m, &so.space)) != 0) return rc;
+    if (export_fmt && (rc = export_space(export_fmt, &o, &so.space)) != 0) return rc;
+    if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
     if (!gb) {
         /* the batch is chosen: from 1/64 of the critical batch to 4 times it
          * (past B_crit each doubling of the batch nearly doubles the tokens) */
@@ -291,48 +364,18 @@ int cmd_plan(int argc, char **argv)
         so.gbs_lo = lo < 1 ? 1 : (int64_t)lo;
         so.gbs_hi = hi < (double)so.gbs_lo ? so.gbs_lo : (int64_t)hi;
     }
-    if (space && (s = pt_space_parse(space, "--space", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
-    if (fix) {
-        pt_strategy f;
-        unsigned set;
-        if ((s = pt_strategy_parse(fix, &f, &set, &d)) != PT_OK) {
-            pt_strlcpy(d.file, "--fix", sizeof d.file);
-            return cli_fail(s, &d);
-        }
-        if (m.experts == 0 && ((set & PT_K_EP && f.ep != 1) || (set & PT_K_ETP)))
-            return cli_usage("--fix: ep and etp apply to mixture-of-experts models only (%s is dense)",
-                             m.name);
-        pt_space_pin(&so.space, &f, set); /* pinned: one-value lists */
-    }
-    if (export_fmt) {
-        /* search only what the engine can run (unless the user narrowed it
-         * already), and price it as that engine runs it */
-        pt_export_fmt fmt;
-        static const char *const narrow[] = {
-            "schedule=1f1b,interleaved zero=0,1 offload=none,optimizer",           /* megatron */
-            "cp=1 sp=0 vpp=1 schedule=1f1b recompute=none,full pp_first=0 pp_last=0", /* deepspeed */
-            "zero=0,3 schedule=gpipe,1f1b,interleaved,zb-v,dualpipe pp_first=0 pp_last=0"}; /* torchtitan */
-        static const pt_engine engine[] = {PT_ENGINE_MEGATRON, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP};
-        pt_space eng;
-        if (!pt_export_parse_fmt(export_fmt, &fmt))
-            return cli_usage("--export: \"%s\" is not megatron, deepspeed or torchtitan", export_fmt);
-        pt_space_init(&eng);
-        if ((s = pt_space_parse(narrow[fmt], "--export", &eng, &d)) != PT_OK) return cli_fail(s, &d);
-        for (int k = 0; k < PT_D_COUNT; k++)
-            if (so.space.kind[k] == 0 && eng.kind[k] != 0) {
-                so.space.kind[k] = eng.kind[k];
-                so.space.n[k] = eng.n[k];
-                memcpy(so.space.v[k], eng.v[k], sizeof eng.v[k]);
-            }
-        if (!o.engine_set) o.job.engine = engine[fmt];
-    }
     so.top_k = (int)top;
     so.threads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (so.threads < 1) so.threads = 1;
     so.prune = 1;
     so.critical_batch_tokens = bcrit;
     o.job.global_batch = so.gbs_lo;
-    if ((s = pt_search(&m, &c, &o.job, &so, &r, &d)) != PT_OK) return cli_fail(s, &d);
+    cli_progress_start(&prog, "plan: searching (tp, cp) pairs");
+    so.progress = cli_progress_cb;
+    so.progress_arg = &prog;
+    s = pt_search(&m, &c, &o.job, &so, &r, &d);
+    cli_progress_end(&prog);
+    if (s != PT_OK) return cli_fail(s, &d);
     if (r.n == 0) {
         no_fit(&m, &c, &o.job, &r);
         pt_search_free(&r);
@@ -353,85 +396,39 @@ int cmd_plan(int argc, char **argv)
     }
     if (export_fmt) {
         pt_export_fmt fmt;
-        char *text = NULL;
         pt_export_parse_fmt(export_fmt, &fmt);
         s = pt_emit_export(fmt, &m, &c, &o.job, &r.plans[0].st, &text, &d);
         pt_search_free(&r);
         if (s != PT_OK) return cli_fail(s, &d);
-        if (out) s = pt_write_file_atomic(out, text, strlen(text), &d);
-        else fputs(text, stdout);
+        rc = cli_output(cli_get(&a, "out"), text);
         free(text);
-        return s == PT_OK ? 0 : cli_fail(s, &d);
+        return rc;
     }
-    if (o.json) {
-        json_t *j = json_object(), *plans = json_array();
-        char *text;
-        json_object_set_new(j, "model", json_string(m.name));
-        json_object_set_new(j, "cluster", json_string(c.name));
-        json_object_set_new(j, "devices", json_integer(c.devices));
-        json_object_set_new(j, "seq_len", json_integer(o.job.seq_len));
-        json_object_set_new(j, "dtype", json_string(pt_dtype_name(o.job.dtype)));
-        json_object_set_new(j, "engine", json_string(pt_engine_name(o.job.engine)));
-        json_object_set_new(j, "candidates_evaluated", json_integer(r.evaluated));
-        json_object_set_new(j, "candidates_priced", json_integer(r.priced));
-        json_object_set_new(j, "candidates_pruned_by_memory", json_integer(r.pruned));
-        json_object_set_new(j, "candidates_fitting", json_integer(r.fitting));
-        json_object_set_new(j, "search_seconds", json_real(r.seconds));
-        json_object_set_new(j, "objective", json_string(ttt ? "time-to-train" : "step"));
-        if (ttt) {
-            json_object_set_new(j, "min_tokens", json_real(min_tokens));
-            json_object_set_new(j, "critical_batch_tokens", json_real(bcrit));
+    if (cli_get(&a, "verify")) {
+        ver = calloc((size_t)r.n, sizeof *ver);
+        if (!ver) {
+            pt_search_free(&r);
+            return cli_usage("out of memory");
         }
         for (int i = 0; i < r.n; i++) {
-            json_t *pj = pt_emit_plan_json(&r.plans[i].st, &r.plans[i].cost);
             pt_sim_result sim;
-            if (ttt) {
-                double tok = pt_plan_tokens_to_target(&r.plans[i], &o.job, min_tokens, bcrit);
-                double per_step = (double)r.plans[i].st.gbs * (double)o.job.seq_len;
-                json_object_set_new(pj, "tokens_to_target", json_real(tok));
-                json_object_set_new(pj, "steps_to_target", json_real(tok / per_step));
-                json_object_set_new(pj, "time_to_train_s", json_real(tok / r.plans[i].cost.tokens_per_s));
-            }
-            if (verify && pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) == PT_OK) {
-                json_object_set_new(pj, "simulated_step_time_s", json_real(sim.step_time_s));
-                json_object_set_new(pj, "simulated_peak_memory_GiB", json_real((double)sim.peak_bytes / PT_GiB));
-                pt_sim_free(&sim);
-            }
-            json_array_append_new(plans, pj);
+            if (pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) != PT_OK) continue;
+            ver[i].ok = 1;
+            ver[i].step_time_s = sim.step_time_s;
+            ver[i].peak_bytes = sim.peak_bytes;
+            pt_sim_free(&sim);
         }
-        json_object_set_new(j, "plans", plans);
-        text = pt_emit_json_text(j);
-        printf("%s\n", text);
-        free(text);
-        json_decref(j);
-    } else {
-        print_table(&m, &c, &o.job, &r, so.threads);
-        if (ttt) {
-            printf("\nranked by time to train: E(B) = %.4g tokens x (1 + B / %.4g) to the target\n", min_tokens,
-                   bcrit);
-            printf("%2s  %10s %14s %12s %12s\n", "#", "batch", "tokens", "steps", "days");
-            for (int i = 0; i < r.n; i++) {
-                double tok = pt_plan_tokens_to_target(&r.plans[i], &o.job, min_tokens, bcrit);
-                double per_step = (double)r.plans[i].st.gbs * (double)o.job.seq_len;
-                printf("%2d  %10lld %14.4g %12.0f %12.2f\n", i + 1, (long long)r.plans[i].st.gbs, tok,
-                       tok / per_step, tok / r.plans[i].cost.tokens_per_s / 86400.0);
-            }
-        }
-        if (verify) {
-            printf("\nverified by the step simulator (event by event)\n");
-            printf("%2s  %12s %12s %7s %12s %12s\n", "#", "analytic s", "simulated s", "diff", "mem GiB",
-                   "sim peak GiB");
-            for (int i = 0; i < r.n; i++) {
-                pt_sim_result sim;
-                if (pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) != PT_OK) continue;
-                printf("%2d  %12.3f %12.3f %+6.1f%% %12.1f %12.1f\n", i + 1, r.plans[i].cost.step_time_s,
-                       sim.step_time_s, 100.0 * (sim.step_time_s / r.plans[i].cost.step_time_s - 1.0),
-                       gib(r.plans[i].cost.mem.total), (double)sim.peak_bytes / PT_GiB);
-                pt_sim_free(&sim);
-            }
-        }
-        if (explain_f) explain(&m, &c, &so, &r);
     }
+    if (cli_get(&a, "json")) {
+        s = pt_emit_search_json(&m, &c, &o.job, &r, min_tokens, bcrit, ver, &text, &d);
+        if (s == PT_OK) fputs(text, stdout);
+        free(text);
+        rc = s == PT_OK ? 0 : cli_fail(s, &d);
+    } else {
+        print_plans(&m, &c, &o.job, &so, &r, min_tokens, bcrit, ver, cli_get(&a, "explain") != NULL);
+        rc = 0;
+    }
+    free(ver);
     pt_search_free(&r);
-    return 0;
+    return rc;
 }

@@ -1,112 +1,267 @@
 /*
- * main.c -- `partita COMMAND ...`: dispatch to the sub-commands (SPEC section 1).
+ * main.c -- `partita COMMAND ...`: dispatch to the sub-commands (SPEC section
+ * 1), and what they share: option parsing with getopt_long, --help from the
+ * option tables, strict numbers, error messages, loading, progress.
  */
 #include "cli/cli.h"
 #include "base/base.h"
 #include "emit/timeline.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-static const char usage[] =
-    "usage: partita COMMAND ...\n"
-    "  plan MODEL [--cluster C] [--gpus N] [--global-batch B|LO..HI] [--seq-len S]\n"
-    "       [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp] [--top K]\n"
-    "       [--space \"tp=4,8 pp=1..16\"] [--fix STRATEGY] [--threads T] [--json] [--explain]\n"
-    "       [--export megatron|deepspeed|torchtitan] [--out FILE] [--verify]\n"
-    "       [--objective step|time-to-train --tokens N (--critical-batch TOKENS | --target-loss L)]\n"
-    "       [--trace FILE.json] [--svg FILE.svg]   (the best plan's simulated step)\n"
-    "  eval MODEL --cluster C [--gpus N] --strategy \"tp=8 pp=8 ...\" [--global-batch B]\n"
-    "       [--seq-len S] [--dtype bf16|fp16|fp8] [--engine megatron|deepspeed|fsdp]\n"
-    "       [--no-flash-attention] [--json] [--simulate] [--trace FILE.json] [--svg FILE.svg]\n"
-    "  validate CSV [--json] [--plans]   predicted vs measured for every row of a runs CSV;\n"
-    "       --plans: the best plan found for each Megatron run against its published strategy\n"
-    "  scale GRAPH --cluster C --max-gpus N [--stat-eff FILE.csv] [--json] [--svg FILE.svg]\n"
-    "       time to train against GPUs: data parallel alone vs hybrid data x model parallel\n"
-    "  models | devices | clusters   list what is built in\n"
-    "  MoE models (plan and eval): [--moe-imbalance X] busiest device's routed tokens over the\n"
-    "       even share (default 1.25); [--moe-capacity F] expert capacity factor (default dropless)\n";
+static const cli_cmd *const commands[] = {&cli_cmd_plan,   &cli_cmd_eval,    &cli_cmd_validate,
+                                          &cli_cmd_scale,  &cli_cmd_models,  &cli_cmd_devices,
+                                          &cli_cmd_clusters};
+#define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
+
+static void usage(FILE *f)
+{
+    fputs("usage: partita COMMAND [ARGUMENT]... [OPTION]...\n"
+          "       partita COMMAND --help    the command's options, one line each\n"
+          "       partita --version\n\ncommands:\n", f);
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %s%s%s\n      %s\n", commands[i]->name, commands[i]->args[0] ? " " : "",
+                commands[i]->args, commands[i]->about);
+    fputs("\nExit status: 0 done, 1 no feasible plan, 2 bad usage or bad input.\n", f);
+}
 
 int cli_fail(pt_status st, const pt_diag *d)
 {
-    char buf[1200];
+    char buf[1200], esc[1600];
     pt_diag_format(d, buf, sizeof buf);
-    fprintf(stderr, "partita: %s\n", buf);
+    fprintf(stderr, "partita: %s\n", pt_str_escape(buf, esc, sizeof esc));
     return st == PT_INFEASIBLE ? 1 : 2;
 }
 
 int cli_usage(const char *fmt, ...)
 {
+    char buf[1200], esc[1600];
     va_list ap;
-    fputs("partita: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "partita: %s\n", pt_str_escape(buf, esc, sizeof esc));
     return 2;
 }
 
-int cli_int(const char *opt, const char *v, int64_t lo, int64_t *out)
+/* ---- options ------------------------------------------------------------ */
+
+void cli_help(const cli_cmd *cmd, FILE *f)
+{
+    int w = (int)strlen("-h, --help");
+    for (const cli_opt *o = cmd->opts; o->name; o++) {
+        int k = (int)strlen(o->name) + 2 + (o->arg ? (int)strlen(o->arg) + 1 : 0);
+        if (k > w) w = k;
+    }
+    fprintf(f, "usage: partita %s %s\n%s\n", cmd->name, cmd->args, cmd->about);
+    if (cmd->more) fprintf(f, "%s", cmd->more);
+    fprintf(f, "\noptions (--opt VALUE or --opt=VALUE):\n");
+    for (const cli_opt *o = cmd->opts; o->name; o++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "--%s%s%s", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
+        fprintf(f, "  %-*s  %s\n", w, spec, o->help);
+    }
+    fprintf(f, "  %-*s  %s\n", w, "-h, --help", "print this help and exit");
+}
+
+/* The options of cmd whose names start with the first k bytes of s. */
+static int matches(const cli_cmd *cmd, const char *s, size_t k, char *list, size_t n)
+{
+    int count = 0;
+    size_t used = 0;
+    list[0] = '\0';
+    for (const cli_opt *o = cmd->opts; o->name; o++)
+        if (!strncmp(o->name, s, k)) {
+            count++;
+            if (used < n)
+                used += (size_t)snprintf(list + used, n - used, "%s--%s", count > 1 ? ", " : "", o->name);
+        }
+    return count;
+}
+
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_args *a)
+{
+    struct option lo[CLI_MAXOPT + 2];
+    int n = 0, c;
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    for (const cli_opt *o = cmd->opts; o->name; o++, n++) {
+        assert(n < CLI_MAXOPT);
+        lo[n].name = o->name;
+        lo[n].has_arg = o->arg ? required_argument : no_argument;
+        lo[n].flag = NULL;
+        lo[n].val = 256 + n;
+    }
+    lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[n + 1] = (struct option){NULL, 0, NULL, 0};
+    opterr = 0; /* the messages below name the command */
+    optind = 1;
+    /* "-": every argument in order, a non-option as code 1, whatever
+     * POSIXLY_CORRECT says (MODEL may come before or after the options);
+     * ":": a missing value is ':', not '?' */
+    while ((c = getopt_long(argc, argv, "-:h", lo, NULL)) != -1) {
+        if (c == 'h') {
+            cli_help(cmd, stdout);
+            return 0;
+        }
+        if (c == 1) {
+            if (a->npos >= cmd->max_pos || a->npos >= CLI_MAXPOS)
+                return cli_usage("%s: unexpected argument \"%s\"", cmd->name, optarg);
+            a->pos[a->npos++] = optarg;
+        } else if (c >= 256) {
+            a->val[c - 256] = optarg ? optarg : "";
+        } else if (c == ':') {
+            const char *name = optopt >= 256 ? cmd->opts[optopt - 256].name : "";
+            if (optopt >= 256) return cli_usage("--%s needs a value (%s)", name, cmd->opts[optopt - 256].arg);
+            return cli_usage("%s: option \"%s\" needs a value", cmd->name, argv[optind - 1]);
+        } else {
+            /* '?': unknown, ambiguous, or a value given to a flag */
+            const char *bad = argv[optind - 1 < argc ? optind - 1 : argc - 1];
+            if (optopt >= 256)
+                return cli_usage("%s: --%s takes no value (\"%s\")", cmd->name, cmd->opts[optopt - 256].name, bad);
+            if (optopt > 0 && optopt < 256 && !strncmp(bad, "--", 2)) /* --help=x */
+                return cli_usage("%s: \"%s\" takes no value", cmd->name, bad);
+            if (optopt > 0 && optopt < 256)
+                return cli_usage("%s: unknown option \"-%c\" (see partita %s --help)", cmd->name, optopt,
+                                 cmd->name);
+            if (!strncmp(bad, "--", 2)) {
+                char list[400];
+                size_t k = strcspn(bad + 2, "=");
+                if (matches(cmd, bad + 2, k, list, sizeof list) > 1)
+                    return cli_usage("%s: option \"%s\" is ambiguous: %s", cmd->name, bad, list);
+            }
+            return cli_usage("%s: unknown option \"%s\" (see partita %s --help)", cmd->name, bad, cmd->name);
+        }
+    }
+    for (; optind < argc; optind++) { /* after "--" */
+        if (a->npos >= cmd->max_pos || a->npos >= CLI_MAXPOS)
+            return cli_usage("%s: unexpected argument \"%s\"", cmd->name, argv[optind]);
+        a->pos[a->npos++] = argv[optind];
+    }
+    return CLI_GO;
+}
+
+const char *cli_get(const cli_args *a, const char *name)
+{
+    int i = 0;
+    for (const cli_opt *o = a->cmd->opts; o->name; o++, i++)
+        if (!strcmp(o->name, name)) return a->val[i];
+    assert(!"cli_get: no such option in the command's table");
+    return NULL;
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+/* A bound as people write it: 1e18, not 1e+18. */
+static void bound(double x, char *buf, size_t n)
+{
+    char *e;
+    snprintf(buf, n, "%g", x);
+    if ((e = strstr(buf, "e+")) != NULL) {
+        memmove(e + 1, e + 2, strlen(e + 2) + 1);
+        while (e[1] == '0' && e[2]) memmove(e + 1, e + 2, strlen(e + 2) + 1);
+    }
+}
+
+int cli_int(const char *opt, const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
     char *end;
     long long x;
     errno = 0;
     x = strtoll(v, &end, 10);
-    if (!*v || *end || errno || x < lo) {
-        cli_usage("%s: \"%s\" is not a whole number >= %lld", opt, v, (long long)lo);
-        return 2;
-    }
+    if (!*v || (*v != '-' && *v != '+' && (*v < '0' || *v > '9')) || *end || errno || x < lo || x > hi)
+        return cli_usage("%s: \"%s\" is not a whole number in [%lld, %lld]", opt, v, (long long)lo,
+                         (long long)hi);
     *out = (int64_t)x;
     return 0;
 }
 
-int cli_job_option(cli_job *o, const char *a, const char *v)
+int cli_real(const char *opt, const char *v, double lo, double hi, double *out)
 {
-    if (!strcmp(a, "--no-flash-attention")) {
-        o->job.flash_attention = 0;
-        return 1;
+    char *end, a[32], b[32];
+    double x;
+    errno = 0;
+    x = strtod(v, &end);
+    if (!*v || (*v != '-' && *v != '+' && *v != '.' && (*v < '0' || *v > '9')) || *end || !isfinite(x) ||
+        x < lo || x > hi) {
+        bound(lo, a, sizeof a), bound(hi, b, sizeof b);
+        return cli_usage("%s: \"%s\" is not a number in [%s, %s]", opt, v, a, b);
     }
-    if (!strcmp(a, "--moe-imbalance") || !strcmp(a, "--moe-capacity")) {
-        /* routed-token load of the busiest device over the even share (>= 1),
-         * or the expert capacity factor (> 0): MoE models only */
-        char *end = NULL;
-        double x;
-        if (!v) return -cli_usage("%s needs a value", a);
-        x = strtod(v, &end);
-        if (!end || *end || !(x > 0.0) || x > 1000.0 ||
-            (!strcmp(a, "--moe-imbalance") && x < 1.0))
-            return -cli_usage("%s: \"%s\" is not a number in [%s, 1000]", a, v,
-                              !strcmp(a, "--moe-imbalance") ? "1" : "0.01");
-        if (!strcmp(a, "--moe-capacity") && x < 0.01)
-            return -cli_usage("%s: \"%s\" is not a number in [0.01, 1000]", a, v);
-        if (!strcmp(a, "--moe-imbalance")) o->job.moe_imbalance = x;
-        else o->job.moe_capacity = x;
-        return 2;
-    }
-    if (!strcmp(a, "--cluster") || !strcmp(a, "--gpus") || !strcmp(a, "--seq-len") ||
-        !strcmp(a, "--dtype") || !strcmp(a, "--engine")) {
-        if (!v) return -cli_usage("%s needs a value", a);
-        if (!strcmp(a, "--cluster")) o->cluster = v;
-        else if (!strcmp(a, "--gpus")) { if (cli_int(a, v, 1, &o->gpus)) return -2; }
-        else if (!strcmp(a, "--seq-len")) { if (cli_int(a, v, 1, &o->job.seq_len)) return -2; }
-        else if (!strcmp(a, "--dtype")) {
-            if (!strcmp(v, "bf16")) o->job.dtype = PT_BF16;
-            else if (!strcmp(v, "fp16")) o->job.dtype = PT_FP16;
-            else if (!strcmp(v, "fp8")) o->job.dtype = PT_FP8;
-            else return -cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
-        } else {
-            o->engine_set = 1;
-            if (!strcmp(v, "megatron")) o->job.engine = PT_ENGINE_MEGATRON;
-            else if (!strcmp(v, "deepspeed")) o->job.engine = PT_ENGINE_DEEPSPEED;
-            else if (!strcmp(v, "fsdp") || !strcmp(v, "torchtitan")) o->job.engine = PT_ENGINE_FSDP;
-            else return -cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
-        }
-        return 2;
-    }
+    *out = x;
     return 0;
+}
+
+/* ---- loading -------------------------------------------------------------- */
+
+int cli_load_model(const char *name, pt_model *m)
+{
+    pt_diag d;
+    pt_status st;
+    if ((st = pt_model_load(name, m, &d)) != PT_OK) return cli_fail(st, &d);
+    return 0;
+}
+
+int cli_job_options(cli_job *o, const cli_args *a)
+{
+    const char *v;
+    o->job.dtype = PT_BF16;
+    o->job.flash_attention = 1;
+    o->cluster = cli_get(a, "cluster");
+    if ((v = cli_get(a, "gpus")) && cli_int("--gpus", v, 1, CLI_MAX_GPUS, &o->gpus)) return 2;
+    if ((v = cli_get(a, "seq-len")) && cli_int("--seq-len", v, 1, CLI_MAX_SEQ, &o->job.seq_len)) return 2;
+    if ((v = cli_get(a, "dtype"))) {
+        if (!strcmp(v, "bf16")) o->job.dtype = PT_BF16;
+        else if (!strcmp(v, "fp16")) o->job.dtype = PT_FP16;
+        else if (!strcmp(v, "fp8")) o->job.dtype = PT_FP8;
+        else return cli_usage("--dtype: \"%s\" is not bf16, fp16 or fp8", v);
+    }
+    if ((v = cli_get(a, "engine"))) {
+        o->engine_set = 1;
+        if (!strcmp(v, "megatron")) o->job.engine = PT_ENGINE_MEGATRON;
+        else if (!strcmp(v, "deepspeed")) o->job.engine = PT_ENGINE_DEEPSPEED;
+        else if (!strcmp(v, "fsdp") || !strcmp(v, "torchtitan")) o->job.engine = PT_ENGINE_FSDP;
+        else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
+    }
+    if (cli_get(a, "no-flash-attention")) o->job.flash_attention = 0;
+    /* routed-token load of the busiest device over the even share (>= 1),
+     * or the expert capacity factor (> 0): MoE models only */
+    if ((v = cli_get(a, "moe-imbalance")) && cli_real("--moe-imbalance", v, 1, 1000, &o->job.moe_imbalance))
+        return 2;
+    if ((v = cli_get(a, "moe-capacity")) && cli_real("--moe-capacity", v, 0.01, 1000, &o->job.moe_capacity))
+        return 2;
+    return 0;
+}
+
+int cli_load_cluster(cli_job *o, const pt_model *m, pt_cluster *c)
+{
+    pt_diag d;
+    pt_status st;
+    if ((st = pt_cluster_load(o->cluster, c, &d)) != PT_OK) return cli_fail(st, &d);
+    if (o->gpus > 0 && (st = pt_cluster_resize(c, o->gpus, &d)) != PT_OK) return cli_fail(st, &d);
+    if (o->job.seq_len == 0) o->job.seq_len = m->max_seq < 4096 ? m->max_seq : 4096;
+    return 0;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+int cli_output(const char *path, const char *text)
+{
+    pt_diag d;
+    pt_status s;
+    if (!path) {
+        fputs(text, stdout);
+        return 0;
+    }
+    s = pt_write_file_atomic(path, text, strlen(text), &d);
+    return s == PT_OK ? 0 : cli_fail(s, &d);
 }
 
 int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
@@ -115,47 +270,93 @@ int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strat
     pt_diag d;
     pt_status s;
     char *text = NULL;
+    int rc;
     if (trace) {
         if ((s = pt_emit_trace(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
-        s = pt_write_file_atomic(trace, text, strlen(text), &d);
+        rc = cli_output(trace, text);
         free(text);
-        if (s != PT_OK) return cli_fail(s, &d);
+        if (rc) return rc;
     }
     if (svg) {
         if ((s = pt_emit_svg(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
-        s = pt_write_file_atomic(svg, text, strlen(text), &d);
+        rc = cli_output(svg, text);
         free(text);
-        if (s != PT_OK) return cli_fail(s, &d);
+        if (rc) return rc;
     }
     return 0;
 }
 
-int cli_load(cli_job *o, pt_model *m, pt_cluster *c)
+/* ---- progress ------------------------------------------------------------- */
+
+static double now_s(void)
 {
-    pt_diag d;
-    pt_status st;
-    if ((st = pt_model_load(o->model, m, &d)) != PT_OK) return cli_fail(st, &d);
-    if ((st = pt_cluster_load(o->cluster, c, &d)) != PT_OK) return cli_fail(st, &d);
-    if (o->gpus > 0 && (st = pt_cluster_resize(c, o->gpus, &d)) != PT_OK) return cli_fail(st, &d);
-    if (o->job.seq_len == 0) o->job.seq_len = m->max_seq < 4096 ? m->max_seq : 4096;
-    return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+void cli_progress_start(cli_progress *p, const char *what)
+{
+    memset(p, 0, sizeof *p);
+    p->what = what;
+    p->tty = isatty(2);
+    p->t0 = p->last = now_s();
+}
+
+void cli_progress_cb(void *arg, int64_t done, int64_t total)
+{
+    cli_progress *p = arg;
+    double t;
+    char line[160];
+    int k;
+    if (!p->tty) return;
+    t = now_s();
+    /* quick work shows nothing; then at most ten updates a second */
+    if (t - p->t0 < 0.5 || (p->shown && t - p->last < 0.1 && done < total)) return;
+    p->last = t;
+    k = snprintf(line, sizeof line, "partita: %s %lld/%lld (%.0f%%)", p->what, (long long)done,
+                 (long long)total, total > 0 ? 100.0 * (double)done / (double)total : 0.0);
+    if (k < 0) return;
+    if (k >= (int)sizeof line) k = (int)sizeof line - 1;
+    fprintf(stderr, "\r%s%*s", line, p->shown > k ? p->shown - k : 0, "");
+    fflush(stderr);
+    if (k > p->shown) p->shown = k;
+}
+
+void cli_progress_end(cli_progress *p)
+{
+    if (p->shown) {
+        fprintf(stderr, "\r%*s\r", p->shown, "");
+        fflush(stderr);
+    }
+    p->shown = 0;
+}
+
+/* ---- dispatch ------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "";
-    if (!strcmp(cmd, "eval")) return cmd_eval(argc - 1, argv + 1);
-    if (!strcmp(cmd, "plan")) return cmd_plan(argc - 1, argv + 1);
-    if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "scale")) return cmd_scale(argc - 1, argv + 1);
-    if (!strcmp(cmd, "models")) return cmd_models(argc - 1, argv + 1);
-    if (!strcmp(cmd, "devices")) return cmd_devices(argc - 1, argv + 1);
-    if (!strcmp(cmd, "clusters")) return cmd_clusters(argc - 1, argv + 1);
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(cmd, commands[i]->name)) return commands[i]->run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        if (argc > 2) return cli_usage("%s: unexpected argument \"%s\"", cmd, argv[2]);
+        printf("partita %s\n", PT_VERSION);
+        return 0;
+    }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        fputs(usage, stdout);
+        if (argc > 2) { /* partita help CMD */
+            for (int i = 0; i < NCOMMANDS; i++)
+                if (!strcmp(argv[2], commands[i]->name)) {
+                    cli_help(commands[i], stdout);
+                    return 0;
+                }
+            return cli_usage("help: unknown command \"%s\"", argv[2]);
+        }
+        usage(stdout);
         return 0;
     }
     if (cmd[0]) cli_usage("unknown command \"%s\"", cmd);
-    fputs(usage, stderr);
+    usage(stderr);
     return 2;
 }

@@ -33,4 +33,67 @@ void pt_emit_buf_puts(pt_emit_buf *b, const char *s);
 /* Hands the text to *out (PT_OK), or frees it and sets d (PT_ENOMEM). */
 pt_status pt_emit_buf_finish(pt_emit_buf *b, char **out, pt_diag *d);
 
+
+/* ---- whole command outputs (each a malloc'd text ending in a newline that
+ * the caller frees; PT_ENOMEM when memory runs out) --------------------- */
+
+struct pt_search_result;
+struct pt_sim_result;
+struct pt_graph;
+struct pt_statef;
+struct pt_scale_result;
+struct pt_vresult;
+struct pt_vplan;
+
+/* Appends s as XML character data or an attribute value: & < > " ' as
+ * entities, and what XML 1.0 cannot hold (control characters, invalid
+ * UTF-8) as the text \xHH (pt_str_escape), so a user's name never breaks
+ * the document. */
+void pt_emit_buf_xml(pt_emit_buf *b, const char *s);
+
+/* j as pt_emit_json_text with a final newline into *out; releases j. */
+pt_status pt_emit_json_finish(json_t *j, char **out, pt_diag *d);
+
+/* `eval --json`: the question (model, parameters, cluster, job) and the SPEC 5
+ * plan object; sim (NULL = not simulated) adds the simulated step. */
+pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                            const pt_strategy *st, const pt_cost *cost,
+                            const struct pt_sim_result *sim, char **out, pt_diag *d);
+
+/* One plan checked by the step simulator (`plan --verify`). */
+typedef struct pt_emit_verified {
+    int ok;                 /* the simulation ran                          */
+    double step_time_s;     /* simulated step                              */
+    int64_t peak_bytes;     /* simulated peak of the busiest rank          */
+} pt_emit_verified;
+
+/* `plan --json` (SPEC 5): the question, the search's counts and its plans best
+ * first.  min_tokens > 0 is the time-to-train objective (E_min, and bcrit the
+ * critical batch in tokens): each plan gets tokens, steps and seconds to the
+ * target.  verified (NULL = none) has r->n entries. */
+pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                              const struct pt_search_result *r, double min_tokens, double bcrit,
+                              const pt_emit_verified *verified, char **out, pt_diag *d);
+
+/* `validate --json` (SPEC 6): every row, predicted or skipped, and the summary. */
+pt_status pt_emit_validate_json(const struct pt_vresult *r, char **out, pt_diag *d);
+
+/* `validate --plans`: how many runs the model says fit as published, in how
+ * many of those the best plan is no slower, and in how many the published
+ * strategy is among the plans kept. */
+void pt_emit_vplans_counts(const struct pt_vplan *v, int n, int *published_fits, int *best_no_worse,
+                           int *published_in_top);
+pt_status pt_emit_vplans_json(const struct pt_vplan *v, int n, char **out, pt_diag *d);
+
+/* `scale --json`: the statistical efficiency used (se_src says where it came
+ * from), each device count's data-parallel and hybrid configuration, the
+ * crossover and the model-parallel speed-ups. */
+pt_status pt_emit_scale_json(const struct pt_graph *g, const pt_cluster *c, const struct pt_statef *se,
+                             const char *se_src, const struct pt_scale_result *r, char **out,
+                             pt_diag *d);
+/* `scale --svg`: time to train against GPUs, both axes logarithmic, data
+ * parallel alone and hybrid; PT_EINPUT when nothing fits (nothing to draw). */
+pt_status pt_emit_scale_svg(const struct pt_graph *g, const pt_cluster *c,
+                            const struct pt_scale_result *r, char **out, pt_diag *d);
+
 #endif

@@ -2,6 +2,7 @@
  * plan_out.c -- a priced strategy as the SPEC 5 JSON object and as a table.
  */
 #include "emit/emit.h"
+#include "base/base.h"
 #include "strategy/strategy.h"
 
 #include <stdlib.h>
@@ -63,19 +64,22 @@ static void row(FILE *f, const char *name, double s, double total)
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *k)
 {
-    char buf[256];
+    char buf[256], mn[300], cn[300], dn[300]; /* names from user files, escaped */
     double T = k->step_time_s;
     pt_strategy_format(st, buf, sizeof buf);
+    pt_str_escape(m->name, mn, sizeof mn);
+    pt_str_escape(c->name, cn, sizeof cn);
+    pt_str_escape(c->dev.name, dn, sizeof dn);
     if (m->experts > 0)
         fprintf(f, "model      %s (%.1fB parameters, %.1fB active: %lld experts, top-%lld; %lld layers, "
-                "hidden %lld)\n", m->name, (double)pt_model_params(m) / 1e9,
+                "hidden %lld)\n", mn, (double)pt_model_params(m) / 1e9,
                 (double)pt_model_active_params(m) / 1e9, (long long)m->experts, (long long)m->topk,
                 (long long)m->layers, (long long)m->hidden);
     else
-        fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", m->name,
+        fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", mn,
                 (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
-    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s, %s\n", c->name, (long long)c->devices,
-            c->dev.name, (long long)job->seq_len, pt_dtype_name(job->dtype),
+    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s, %s\n", cn, (long long)c->devices, dn,
+            (long long)job->seq_len, pt_dtype_name(job->dtype),
             job->flash_attention ? ", flash attention" : "", pt_engine_name(job->engine));
     fprintf(f, "strategy   %s\n\n", buf);
     fprintf(f, "step time         %.3f s  (%lld micro-batches per pipeline)\n", T,

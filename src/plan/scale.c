@@ -60,6 +60,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
     pt_placement (*pd)[NPD] = calloc(PT_SCALE_MAXM, sizeof *pd);
     pt_cluster cmax;
     pt_status st = PT_OK;
+    int64_t done = 0, units = 0; /* progress */
     memset(r, 0, sizeof *r);
     if (!pl || !pd) {
         free(pl), free(pd);
@@ -74,11 +75,14 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         goto out;
     }
     for (int m = 1; m <= node && m <= o->max_gpus && nm < PT_SCALE_MAXM; m *= 2) ms[nm++] = m;
+    for (int64_t n = 1; n <= o->max_gpus && units < PT_SCALE_MAXPTS; n *= 2)
+        if (cluster_of(c, n, &cmax) == 0) units++; /* device counts priced */
+    units += 2 * nm - 1;                           /* + worker sizes placed, speed-up rows */
     for (int64_t n = 1; n <= o->max_gpus; n *= 2)
         if (cluster_of(c, n, &cmax) == 0) nmax = n;
     if (cluster_of(c, nmax, &cmax) < 0) cmax = *c;
     /* placements per (m, worker batch) */
-    for (int a = 0; a < nm; a++)
+    for (int a = 0; a < nm; a++) {
         for (int b = 0; b < NPD; b++) {
             pt_place_opts po = {.m = ms[a], .batch = worker_batch(b), .dp = 1, .dtype = o->dtype,
                                 .max_nodes = 64};
@@ -88,6 +92,8 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
             po.dp = nmax / ms[a];
             if ((st = pt_place_graph(g, &cmax, &po, &pd[a][b], d)) != PT_OK) goto out;
         }
+        if (o->progress) o->progress(o->progress_arg, ++done, units);
+    }
     r->paper_gain = paper_gain(g->name);
     for (int64_t n = 1; n <= o->max_gpus && r->n < PT_SCALE_MAXPTS; n *= 2) {
         pt_scale_point *p = &r->pt[r->n];
@@ -126,6 +132,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         if (!r->crossover_gpus && p->hybrid.ok && (!p->dp.ok || p->hybrid.time_s < p->dp.time_s))
             r->crossover_gpus = n;
         r->n++;
+        if (o->progress) o->progress(o->progress_arg, ++done, units);
     }
     if (r->best_dp_gpus && r->best_hybrid_gpus) r->gain = 1.0 - r->best_hybrid_s / r->best_dp_s;
     /* the model-parallel speed-up of each worker size on the batch the best
@@ -138,6 +145,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         pt_place_opts po = {.m = ms[a], .dp = 1, .dtype = o->dtype, .max_nodes = 64, .use_ilp = 1,
                             .ilp_nodes = o->ilp_nodes, .ilp_seconds = o->ilp_seconds};
         pt_scale_mp *mp = &r->mp[r->nmp];
+        if (o->progress) o->progress(o->progress_arg, ++done, units);
         for (int i = r->n - 1; i >= 0 && batch == 0; i--) {
             /* the best configuration of this m at this count */
             double bt = INFINITY;

@@ -59,6 +59,10 @@ typedef struct pt_scale_opts {
     pt_dtype dtype;
     int ilp_nodes;        /* branch-and-bound budget for the speed-up table  */
     double ilp_seconds;
+    /* Progress (may be NULL): one unit per worker size placed, per device
+     * count priced and per speed-up row. */
+    pt_progress_fn progress;
+    void *progress_arg;
 } pt_scale_opts;
 
 typedef struct pt_scale_result {

@@ -58,6 +58,8 @@ typedef struct worker {
     int nslot[PT_D_COUNT];
     int64_t slotv[PT_D_COUNT][SLOTS];
     pt_plan slot[PT_D_COUNT][SLOTS];
+    pthread_mutex_t *mu;  /* serialises o->progress over the workers */
+    int64_t *done;        /* (tp, cp) pairs finished, all workers     */
 } worker;
 
 static void heap_push(worker *w, const pt_plan *p)
@@ -337,6 +339,11 @@ static void *work(void *arg)
                 }
             }
         }
+        if (w->o->progress) {
+            pthread_mutex_lock(w->mu);
+            w->o->progress(w->o->progress_arg, ++*w->done, w->npairs);
+            pthread_mutex_unlock(w->mu);
+        }
     }
     return NULL;
 }
@@ -364,6 +371,8 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pthread_t *th;
     double t0 = now_s();
     const pt_space *sp = &o->space;
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    int64_t done = 0;
 
     memset(r, 0, sizeof *r);
     if (o->top_k < 1) return pt_diag_set(d, NULL, "top", NULL, "--top must be at least 1");
@@ -405,6 +414,8 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
             w[i].npairs = npairs;
             w[i].pairs = (const int (*)[2])pairs;
             w[i].heap = calloc((size_t)o->top_k, sizeof(pt_plan));
+            w[i].mu = &mu;
+            w[i].done = &done;
         }
         /* workers step through pairs by the real thread count */
         for (int i = 0; i < T; i++) w[i].o = &oo;

@@ -40,6 +40,9 @@ typedef struct pt_search_opts {
      * tokens needs E(B) = E_min (1 + B / B_crit) tokens to reach the target
      * (McCandlish et al. 2018; Kaplan et al. 2020 for language models). */
     double critical_batch_tokens;
+    /* Progress (may be NULL): one unit per (tp, cp) pair searched. */
+    pt_progress_fn progress;
+    void *progress_arg;
 } pt_search_opts;
 
 /* Tokens a plan needs to reach a target that takes min_tokens at a small
@@ -65,5 +68,27 @@ typedef struct pt_search_result {
 pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                     const pt_search_opts *o, pt_search_result *r, pt_diag *d);
 void pt_search_free(pt_search_result *r);
+
+/* When nothing fits (r->have_miss, r->n == 0): each single change that
+ * cuts the nearest miss's memory (recompute=full, mbs=1, zero=3,
+ * offload=optimizer, zero=3 offload=params; src/plan/nearmiss.c says why
+ * these), priced, where it gives a valid strategy; and the devices the
+ * model's weights, gradients and Adam states alone need fully sharded. */
+#define PT_NEARMISS_TRIES 5
+typedef struct pt_nearmiss_try {
+    const char *change;      /* "zero=3 offload=params" (static text)       */
+    pt_strategy st;          /* the nearest miss with that change            */
+    pt_cost cost;            /* its price; cost.fits says whether it fits    */
+} pt_nearmiss_try;
+
+typedef struct pt_nearmiss {
+    int ntries;
+    pt_nearmiss_try tries[PT_NEARMISS_TRIES];
+    double states_bytes;     /* 16 B per parameter, e.g. 2.8e12 for 175B     */
+    int64_t devices_needed;  /* whole nodes that hold them; 0 = c has enough */
+} pt_nearmiss;
+
+pt_status pt_nearmiss_explain(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                              const pt_plan *miss, pt_nearmiss *out);
 
 #endif

@@ -1,0 +1,92 @@
+/*
+ * search_out.c -- `partita eval --json` and `partita plan --json` (SPEC 5):
+ * the question that was asked around the plan objects of plan_out.c.
+ * Not here: the human tables (plan_out.c, src/cli/cmd_plan.c).
+ */
+#include "emit/emit.h"
+#include "plan/search.h"
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+pt_status pt_emit_json_finish(json_t *j, char **out, pt_diag *d)
+{
+    char *text = j ? pt_emit_json_text(j) : NULL;
+    pt_emit_buf b;
+    json_decref(j);
+    memset(&b, 0, sizeof b);
+    if (!text) b.oom = 1;
+    else pt_emit_buf_printf(&b, "%s\n", text);
+    free(text);
+    return pt_emit_buf_finish(&b, out, d);
+}
+
+pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                            const pt_cost *cost, const pt_sim_result *sim, char **out, pt_diag *d)
+{
+    json_t *j = pt_emit_plan_json(st, cost);
+    json_t *head = json_object();
+    json_object_set_new(head, "model", json_string(m->name));
+    /* parameters: all of them, and what one token uses (MoE: topk experts) */
+    json_object_set_new(head, "params_total", json_integer(pt_model_params(m)));
+    json_object_set_new(head, "params_active", json_integer(pt_model_active_params(m)));
+    json_object_set_new(head, "cluster", json_string(c->name));
+    json_object_set_new(head, "device", json_string(c->dev.name));
+    json_object_set_new(head, "devices", json_integer(c->devices));
+    json_object_set_new(head, "seq_len", json_integer(job->seq_len));
+    json_object_set_new(head, "dtype", json_string(pt_dtype_name(job->dtype)));
+    json_object_set_new(head, "flash_attention", json_boolean(job->flash_attention));
+    json_object_set_new(head, "engine", json_string(pt_engine_name(job->engine)));
+    json_object_update(head, j);
+    json_decref(j);
+    if (sim) {
+        json_object_set_new(head, "simulated_step_time_s", json_real(sim->step_time_s));
+        json_object_set_new(head, "simulated_bubble_s", json_real(sim->bubble_s));
+        json_object_set_new(head, "simulated_peak_memory_GiB", json_real((double)sim->peak_bytes / PT_GiB));
+    }
+    return pt_emit_json_finish(head, out, d);
+}
+
+pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                              const pt_search_result *r, double min_tokens, double bcrit,
+                              const pt_emit_verified *verified, char **out, pt_diag *d)
+{
+    json_t *j = json_object(), *plans = json_array();
+    int ttt = min_tokens > 0;
+    json_object_set_new(j, "model", json_string(m->name));
+    json_object_set_new(j, "cluster", json_string(c->name));
+    json_object_set_new(j, "devices", json_integer(c->devices));
+    json_object_set_new(j, "seq_len", json_integer(job->seq_len));
+    json_object_set_new(j, "dtype", json_string(pt_dtype_name(job->dtype)));
+    json_object_set_new(j, "engine", json_string(pt_engine_name(job->engine)));
+    json_object_set_new(j, "candidates_evaluated", json_integer(r->evaluated));
+    json_object_set_new(j, "candidates_priced", json_integer(r->priced));
+    json_object_set_new(j, "candidates_pruned_by_memory", json_integer(r->pruned));
+    json_object_set_new(j, "candidates_fitting", json_integer(r->fitting));
+    json_object_set_new(j, "search_seconds", json_real(r->seconds));
+    json_object_set_new(j, "objective", json_string(ttt ? "time-to-train" : "step"));
+    if (ttt) {
+        json_object_set_new(j, "min_tokens", json_real(min_tokens));
+        json_object_set_new(j, "critical_batch_tokens", json_real(bcrit));
+    }
+    for (int i = 0; i < r->n; i++) {
+        const pt_plan *p = &r->plans[i];
+        json_t *pj = pt_emit_plan_json(&p->st, &p->cost);
+        if (ttt) {
+            double tok = pt_plan_tokens_to_target(p, job, min_tokens, bcrit);
+            double per_step = (double)p->st.gbs * (double)job->seq_len;
+            json_object_set_new(pj, "tokens_to_target", json_real(tok));
+            json_object_set_new(pj, "steps_to_target", json_real(tok / per_step));
+            json_object_set_new(pj, "time_to_train_s", json_real(tok / p->cost.tokens_per_s));
+        }
+        if (verified && verified[i].ok) {
+            json_object_set_new(pj, "simulated_step_time_s", json_real(verified[i].step_time_s));
+            json_object_set_new(pj, "simulated_peak_memory_GiB",
+                                json_real((double)verified[i].peak_bytes / PT_GiB));
+        }
+        json_array_append_new(plans, pj);
+    }
+    json_object_set_new(j, "plans", plans);
+    return pt_emit_json_finish(j, out, d);
+}
