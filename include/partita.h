@@ -331,6 +331,60 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
 /* Model FLOPs of one step for the whole job: 6·P·tokens plus attention (no recompute). */
 double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch);
 
+
+/* ---- planning, simulation and export (src/api) ----------------------------- */
+
+/* What pt_plan_run searches.  Zero-initialise and set what you need. */
+typedef struct pt_plan_opts {
+    int top_k;           /* plans kept, best first, e.g. 5 (0 = 5)                   */
+    int threads;         /* worker threads, e.g. 2 (0 = 1); the plans are the same
+                            whatever the count                                        */
+    const char *space;   /* allowed values, as `plan --space`: "tp=4,8 pp=1..16";
+                            NULL = everything valid                                   */
+    const char *fix;     /* keys held at one value, as `plan --fix`: "pp=8 mbs=1"    */
+    int engine_only;     /* 1: only what job->engine's release can run (as
+                            `plan --export` searches)                                 */
+    /* Called once for every candidate that fits, after it is priced, with its
+     * strategy and cost (valid during the call only).  With threads > 1 the
+     * calls come from the worker threads one at a time, in no fixed order;
+     * with threads == 1, in the search's order.  NULL: none. */
+    void (*on_candidate)(const pt_strategy *st, const pt_cost *cost, void *arg);
+    void *arg;
+} pt_plan_opts;
+
+/* The plans one search kept (opaque; free with pt_plans_free). */
+typedef struct pt_plans pt_plans;
+
+/* Searches every valid strategy of m on c for job (job->global_batch must be
+ * set) and keeps the best o->top_k by tokens/s.  *out is the caller's; it may
+ * hold no plan when nothing fits (PT_OK, pt_plans_count 0). */
+pt_status pt_plan_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                      const pt_plan_opts *o, pt_plans **out, pt_diag *d);
+int pt_plans_count(const pt_plans *p);
+/* The i-th best plan (0 = best); NULL when i is out of range.  Owned by p. */
+const pt_strategy *pt_plans_strategy(const pt_plans *p, int i);
+const pt_cost *pt_plans_cost(const pt_plans *p, int i);
+/* Candidates the search considered (valid strategies, fitting or not). */
+int64_t pt_plans_evaluated(const pt_plans *p);
+void pt_plans_free(pt_plans *p);
+
+/* One step of st replayed event by event (src/sim): the reference the
+ * analytic pt_cost_eval is checked against. */
+typedef struct pt_sim_summary {
+    double step_time_s;          /* e.g. 15.5                                  */
+    double bubble_s;             /* pipeline idle time of the busiest rank     */
+    int64_t peak_memory_bytes;   /* the busiest rank's peak                    */
+    int fits;                    /* that peak fits in the device's memory      */
+} pt_sim_summary;
+pt_status pt_simulate(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                      const pt_strategy *st, pt_sim_summary *out, pt_diag *d);
+
+/* st as the launch configuration of an engine: "megatron" (command-line
+ * arguments), "deepspeed" (JSON config) or "torchtitan" (TOML job config).
+ * *text is a NUL-terminated string the caller frees with free(). */
+pt_status pt_export(const char *engine, const pt_model *m, const pt_cluster *c,
+                    const pt_job *job, const pt_strategy *st, char **text, pt_diag *d);
+
 #ifdef __cplusplus
 }
 #endif

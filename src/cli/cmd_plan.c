@@ -257,27 +257,15 @@ static int fix_keys(const char *fix, const pt_model *m, pt_space *sp)
 
 /* --export FMT: search only what the engine can run (unless the user
  * narrowed it already), and price it as that engine runs it. */
-static int export_space(const char *export_fmt, cli_job *o, pt_space *sp)
+static int export_space(const char *export_fmt, cli_job *o, pt_search_opts *so)
 {
-    pt_export_fmt fmt;
-    static const char *const narrow[] = {
-        "schedule=1f1b,interleaved zero=0,1 offload=none,optimizer",           /* megatron */
-        "cp=1 sp=0 vpp=1 schedule=1f1b recompute=none,full pp_first=0 pp_last=0", /* deepspeed */
-        "zero=0,3 schedule=gpipe,1f1b,interleaved,zb-v,dualpipe pp_first=0 pp_last=0"}; /* torchtitan */
     static const pt_engine engine[] = {PT_ENGINE_MEGATRON, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP};
-    pt_space eng;
+    pt_export_fmt fmt;
     pt_diag d;
     pt_status s;
     if (!pt_export_parse_fmt(export_fmt, &fmt))
         return cli_usage("--export: \"%s\" is not megatron, deepspeed or torchtitan", export_fmt);
-    pt_space_init(&eng);
-    if ((s = pt_space_parse(narrow[fmt], "--export", &eng, &d)) != PT_OK) return cli_fail(s, &d);
-    for (int k = 0; k < PT_D_COUNT; k++)
-        if (sp->kind[k] == 0 && eng.kind[k] != 0) {
-            sp->kind[k] = eng.kind[k];
-            sp->n[k] = eng.n[k];
-            memcpy(sp->v[k], eng.v[k], sizeof eng.v[k]);
-        }
+    if ((s = pt_search_restrict_engine(so, engine[fmt], &d)) != PT_OK) return cli_fail(s, &d);
     if (!o->engine_set) o->job.engine = engine[fmt];
     return 0;
 }
@@ -355,7 +343,7 @@ int cmd_plan(int argc, char **argv)
     if (gb && (rc = global_batch(gb, &so)) != 0) return rc;
     if (space && (s = pt_space_parse(space, "--space", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
     if (fix && (rc = fix_keys(fix, &m, &so.space)) != 0) return rc;
-    if (export_fmt && (rc = export_space(export_fmt, &o, &so.space)) != 0) return rc;
+    if (export_fmt && (rc = export_space(export_fmt, &o, &so)) != 0) return rc;
     if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
     if (!gb) {
         /* the batch is chosen: from 1/64 of the critical batch to 4 times it

@@ -58,7 +58,7 @@ typedef struct worker {
     int nslot[PT_D_COUNT];
     int64_t slotv[PT_D_COUNT][SLOTS];
     pt_plan slot[PT_D_COUNT][SLOTS];
-    pthread_mutex_t *mu;  /* serialises o->progress over the workers */
+    pthread_mutex_t *mu;  /* serialises o->progress and o->on_fit over the workers */
     int64_t *done;        /* (tp, cp) pairs finished, all workers     */
 } worker;
 
@@ -142,6 +142,11 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
         return;
     }
     w->fitting++;
+    if (w->o->on_fit) {
+        pthread_mutex_lock(w->mu);
+        w->o->on_fit(&p, w->o->on_fit_arg);
+        pthread_mutex_unlock(w->mu);
+    }
     p.score = p.cost.tokens_per_s;
     if (w->o->critical_batch_tokens > 0)
         p.score /= 1.0 + (double)st->gbs * (double)w->job->seq_len / w->o->critical_batch_tokens;

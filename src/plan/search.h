@@ -43,6 +43,10 @@ typedef struct pt_search_opts {
     /* Progress (may be NULL): one unit per (tp, cp) pair searched. */
     pt_progress_fn progress;
     void *progress_arg;
+    /* Called for every candidate that fits, once priced (NULL: none); with
+     * several threads, one call at a time under the search's lock. */
+    void (*on_fit)(const pt_plan *p, void *arg);
+    void *on_fit_arg;
 } pt_search_opts;
 
 /* Tokens a plan needs to reach a target that takes min_tokens at a small
@@ -64,6 +68,10 @@ typedef struct pt_search_result {
     int have_alt[PT_D_COUNT];
     pt_plan alt[PT_D_COUNT];
 } pt_search_result;
+
+/* Narrows the dimensions o->space leaves open to what engine e's current
+ * release can run (engine_space.c). */
+pt_status pt_search_restrict_engine(pt_search_opts *o, pt_engine e, pt_diag *d);
 
 pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                     const pt_search_opts *o, pt_search_result *r, pt_diag *d);

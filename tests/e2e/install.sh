@@ -107,6 +107,26 @@ else
                           (j["step_time_s"], j["strategy"]["dp"], j["fits"]))')
         [ -n "$want" ] && [ "$out" = "$want" ] || err "the program prints \"$out\", partita eval \"$want\""
     fi
+    # examples/*.c use the public header only: each builds against the
+    # installed copy and runs; plan.c plans, simulates and exports
+    for ex in examples/*.c; do
+        name=$(basename "$ex" .c)
+        # shellcheck disable=SC2086
+        if ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/ex-$name" "$ex" $flags 2>"$tmp/cc.err"; then
+            cat "$tmp/cc.err"
+            err "$ex does not build against the installed header and library"
+        elif ! "$tmp/ex-$name" >"$tmp/ex-$name.out" 2>&1; then
+            cat "$tmp/ex-$name.out"
+            err "$ex failed against the installed library"
+        fi
+    done
+    if [ -f "$tmp/ex-plan.out" ]; then
+        grep -q '^llama3-8b on 16 x h100-sxm-80g: [0-9]* candidates, [0-9]* fit$' "$tmp/ex-plan.out" ||
+            err "examples/plan.c: no search summary: $(head -1 "$tmp/ex-plan.out")"
+        [ "$(grep -c '^#[1-3]  ' "$tmp/ex-plan.out")" -eq 3 ] || err "examples/plan.c: not three plans"
+        grep -q '^simulated: .* fits$' "$tmp/ex-plan.out" || err "examples/plan.c: the best plan's simulation does not fit"
+        grep -q -- '--tensor-model-parallel-size' "$tmp/ex-plan.out" || err "examples/plan.c: no Megatron arguments"
+    fi
 fi
 
 if ! make -s BUILD="$BUILD" PREFIX="$prefix" uninstall >"$tmp/uninstall.log" 2>&1; then
