@@ -8,7 +8,7 @@
  * are plain structs that tests can write as literals; nothing here owns hidden
  * state, and every function takes what it needs as arguments (no globals).
  *
- * Conventions (../shared/STYLE.md):
+ * Conventions:
  *   - every function that can fail returns pt_status and fills a caller-supplied
  *     pt_diag with the file, line, column, field and value it refused;
  *   - int64_t for bytes, FLOPs and counts; double for seconds; units in names.

@@ -7,7 +7,7 @@
  *
  * The goldens were written by this test with UPDATE_GOLDEN=1 (see
  * tests/update-golden-export.sh) and read by eye against
- * ../shared/reference/engines-and-formats.md sections a-c.  Run from the
+ * docs/reference/engines-and-formats.md sections a-c.  Run from the
  * repository root.
  */
 #include <setjmp.h>

@@ -452,7 +452,7 @@ static void test_model_check(void **state)
  * same order, and every one loads and passes pt_model_check. */
 /* Total and active parameters of MoE models read from their Hub config.json
  * (tests/data/hf: the Hub files' keys, values as in the copies named in
- * ../shared/reference/engines-and-formats.md section e), against the model
+ * docs/reference/engines-and-formats.md section e), against the model
  * cards, within 1%:
  *   Mixtral 8x7B (Jiang et al. 2024, "Mixtral of Experts"): 46.7B total,
  *     12.9B active.  Partita: 46,702,792,704 and 12,879,921,152 (both

@@ -4,7 +4,7 @@
 # to build) and runs it with UPDATE_GOLDEN=1, which makes every golden case
 # write its export instead of comparing it.  Run it when an export changes on
 # purpose, then read `git diff tests/golden/export` against
-# ../shared/reference/engines-and-formats.md before committing.
+# docs/reference/engines-and-formats.md before committing.
 #
 #   sh tests/update-golden-export.sh
 set -eu

@@ -4,10 +4,10 @@
  * runs, by Nelder-Mead on the mean absolute log error of every step-time /
  * throughput row on the FIT half of the data (even CSV lines); the odd lines
  * are held out and only reported.  Usage:
- *   build/fit ../shared/data/validation/published_runs.csv \
- *             ../shared/data/validation/single_node_runs.csv
+ *   build/fit data/validation/published_runs.csv \
+ *             data/validation/single_node_runs.csv
  * or, for the V100 constants (and the V100 clusters' level efficiencies),
- *   build/fit ../shared/data/validation/time_to_train_runs.csv
+ *   build/fit data/validation/time_to_train_runs.csv
  * Prints the constants and the error on each half.  It is a tool for the
  * maintainers, not part of partita; the numbers it printed are what
  * data/devices.json carries, with its output quoted there.

@@ -12,7 +12,7 @@
  * launcher line).  Output is deterministic, integers are printed exactly,
  * lines carry no trailing spaces and the text ends with a newline.
  *
- * Sources: ../shared/reference/engines-and-formats.md sections a-c.
+ * Sources: docs/reference/engines-and-formats.md sections a-c.
  *
  * Megatron-LM (section a): flag names as generated today ("--" + field name);
  *   there is no --virtual-pipeline-model-parallel-size, so VPP is written as

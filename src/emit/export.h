@@ -4,7 +4,7 @@
  * job config (legacy TOML).  Each engine's divisibility rules are checked on
  * what is written; a plan the engine cannot express is refused with the
  * reason (PT_EINPUT, the diag names the strategy key).
- * Sources: ../shared/reference/engines-and-formats.md sections a-c (Megatron
+ * Sources: docs/reference/engines-and-formats.md sections a-c (Megatron
  * validate_args and flag names, DeepSpeed config.py/zero config, torchtitan
  * job_config.py / parallel_dims.py).
  */

@@ -26,7 +26,7 @@
  *   - when tail_s > 0 the exposed data-parallel collectives, optimizer step and
  *     offload traffic are one more span per rank after the last event ends,
  *     named "tail (DP comm, optimizer)".
- * Format reference: ../shared/reference/engines-and-formats.md section g.
+ * Format reference: docs/reference/engines-and-formats.md section g.
  */
 #ifndef PT_TIMELINE_H
 #define PT_TIMELINE_H

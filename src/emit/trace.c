@@ -2,7 +2,7 @@
  * trace.c -- a simulated step as Chrome Trace Event Format JSON (Perfetto,
  * chrome://tracing), and the helpers svg.c shares (timeline.h).
  *
- * Mapping (../shared/reference/engines-and-formats.md section g): pid = the
+ * Mapping (docs/reference/engines-and-formats.md section g): pid = the
  * pipeline rank, tid = the stream (0 compute, 1 send); "M" metadata events
  * name them (process_name, process_sort_index, thread_name,
  * thread_sort_index); one "X" complete event per pt_sim_event with ts and dur

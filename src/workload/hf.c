@@ -298,7 +298,7 @@ static pt_status read_mpt(const hf *h, const char *type, pt_model *m)
 
 /* ---- mixture of experts ----------------------------------------------------
  * Key names, as the Hub configs and transformers' classes spell them (see
- * ../shared/reference/engines-and-formats.md section e, and the configuration
+ * docs/reference/engines-and-formats.md section e, and the configuration
  * classes MixtralConfig, Qwen3MoeConfig, DeepseekV3Config, GptOssConfig):
  *   expert count: num_local_experts (mixtral, gpt_oss), num_experts (qwen2_moe,
  *     qwen3_moe), n_routed_experts (deepseek), num_routed_experts (a Hub copy of
