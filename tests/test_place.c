@@ -18,6 +18,7 @@
 #include "plan/scale.h"
 #include "goal/statef_csv.h"
 #include "goal/ttt.h"
+#include "cost/graph_cost.h"
 #include "base/base.h"
 #include "workload/graph.h"
 

@@ -15,6 +15,7 @@
 #include "partita.h"
 #include "base/base.h"
 #include "goal/ttt.h"
+#include "cost/graph_cost.h"
 #include "workload/graph.h"
 
 static void near_rel(double got, double want, double rel, const char *what)

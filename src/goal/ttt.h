@@ -1,7 +1,7 @@
 /*
  * ttt.h -- time to train: how many steps a global batch needs to reach the
- * target (statistical efficiency) and how long a step of a layer graph takes
- * on a cluster.
+ * target (statistical efficiency), and what a timed run adds to them (MLPerf's
+ * evaluations).
  *
  * Statistical efficiency follows McCandlish et al. 2018 ("An Empirical Model
  * of Large-Batch Training"): the examples needed grow with the global batch B
@@ -9,7 +9,9 @@
  * steps S(B) = E(B) N / B = S_min (1 + B_noise / B) with S_min = E_min N /
  * B_noise.  Both constants are fitted by least squares on measured (B, epochs)
  * pairs -- E is linear in B -- with their standard errors.
- * Not here: searching strategies (src/plan).
+ * Not here: searching strategies (src/plan), pricing a step (src/cost:
+ * cost.c for transformers, graph_cost.c for layer graphs), sweeping device
+ * counts (plan/scale.h) or reading runs CSVs (plan/validate.h).
  */
 #ifndef PT_TTT_H
 #define PT_TTT_H
@@ -62,42 +64,5 @@ double pt_ttt_eval_s(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, con
 /* Evaluations in a run of `epochs` epochs: one every every_epochs, the last
  * at the end (ceil(epochs / every_epochs)). */
 int pt_ttt_evals(const pt_ttt_eval *e, double epochs);
-
-typedef struct pt_graph_cost {
-    double step_time_s;
-    double compute_s;     /* forward and backward, one device          */
-    double dp_comm_s;     /* exposed gradient all-reduce              */
-    double optimizer_s;
-    double samples_per_s;
-    int64_t memory_bytes; /* weights, gradients, optimizer, activations */
-} pt_graph_cost;
-
-/* Forward time of one layer for `samples` samples on one device (backward
- * is twice this): its GEMMs on the roofline, element-wise bytes at the
- * memory efficiency, and never less than its kernel launches. */
-double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples);
-
-/* One data-parallel step of g: every one of c's devices runs `per_device`
- * samples, gradients all-reduced over all of them (hierarchically, in one
- * bucket per layer under the backward, as NCCL 2.4+ and PyTorch DDP do). */
-void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
-                   pt_graph_cost *out);
-
-/* How an older data-parallel stack all-reduces its gradients.  Each field
- * is a documented behaviour; all zero is pt_graph_step's modern default. */
-typedef struct pt_dp_impl {
-    int flat_ring;      /* 1: NCCL before 2.4 (no trees): one ring through
-                           all n devices, 2 (n - 1) hops of latency per call */
-    double cycle_s;     /* Horovod: one fused all-reduce per cycle of the
-                           backward, e.g. 0.005 (HOROVOD_CYCLE_TIME default
-                           before Horovod 0.21); 0: one bucket per layer    */
-    int after_backward; /* 1: one all-reduce after the backward ends, none
-                           of it hidden (fairseq without
-                           --enable-parallel-backward-allred-opt)          */
-} pt_dp_impl;
-
-/* pt_graph_step with the gradient exchange of `impl` (NULL: the default). */
-void pt_graph_step_dp(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
-                      const pt_dp_impl *impl, pt_graph_cost *out);
 
 #endif

@@ -26,6 +26,7 @@
 #include "plan/validate.h"
 #include "plan/search.h"
 #include "goal/ttt.h"
+#include "cost/graph_cost.h"
 #include "workload/graph.h"
 #include "base/base.h"
 #include "base/csv.h"
