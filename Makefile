@@ -16,7 +16,7 @@ CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CF
 LDLIBS_ALL = -ljansson -lglpk -lm -lpthread $(EXTRA_LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/workload/*.c src/hw/*.c src/cost/*.c \
-                             src/plan/*.c src/sim/*.c src/goal/*.c src/emit/*.c))
+                             src/plan/*.c src/sim/*.c src/goal/*.c src/validate/*.c src/emit/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 DATA    := devices clusters models
 GEN_SRC := $(DATA:%=$(BUILD)/gen/data_%.c)

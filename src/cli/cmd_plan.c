@@ -7,6 +7,7 @@
 #include "emit/emit.h"
 #include "emit/export.h"
 #include "plan/search.h"
+#include "goal/ttt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -202,6 +203,7 @@ int cmd_plan(int argc, char **argv)
     const char *objective = "step", *trace = NULL, *svg = NULL;
     const char *tokens_s = NULL, *bcrit_s = NULL, *loss_s = NULL;
     double min_tokens = 0, bcrit = 0;
+    pt_goal_lm lm;
     int ttt = 0;
     int verify = 0;
     int64_t top = 5, threads = 0;
@@ -350,7 +352,8 @@ int cmd_plan(int argc, char **argv)
     so.threads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (so.threads < 1) so.threads = 1;
     so.prune = 1;
-    so.critical_batch_tokens = bcrit;
+    lm.min_tokens = min_tokens, lm.bcrit_tokens = bcrit;
+    if (ttt) so.score = pt_goal_lm_score, so.score_arg = &lm;
     o.job.global_batch = so.gbs_lo;
     if ((s = pt_search(&m, &c, &o.job, &so, &r, &d)) != PT_OK) return cli_fail(s, &d);
     if (r.n == 0) {
@@ -406,11 +409,11 @@ int cmd_plan(int argc, char **argv)
             json_t *pj = pt_emit_plan_json(&r.plans[i].st, &r.plans[i].cost);
             pt_sim_result sim;
             if (ttt) {
-                double tok = pt_plan_tokens_to_target(&r.plans[i], &o.job, min_tokens, bcrit);
-                double per_step = (double)r.plans[i].st.gbs * (double)o.job.seq_len;
-                json_object_set_new(pj, "tokens_to_target", json_real(tok));
-                json_object_set_new(pj, "steps_to_target", json_real(tok / per_step));
-                json_object_set_new(pj, "time_to_train_s", json_real(tok / r.plans[i].cost.tokens_per_s));
+                pt_goal_ttt t;
+                pt_goal_lm_time_to_train(&lm, &r.plans[i], &o.job, &t);
+                json_object_set_new(pj, "tokens_to_target", json_real(t.samples));
+                json_object_set_new(pj, "steps_to_target", json_real(t.steps));
+                json_object_set_new(pj, "time_to_train_s", json_real(t.time_s));
             }
             if (verify && pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) == PT_OK) {
                 json_object_set_new(pj, "simulated_step_time_s", json_real(sim.step_time_s));
@@ -431,10 +434,10 @@ int cmd_plan(int argc, char **argv)
                    bcrit);
             printf("%2s  %10s %14s %12s %12s\n", "#", "batch", "tokens", "steps", "days");
             for (int i = 0; i < r.n; i++) {
-                double tok = pt_plan_tokens_to_target(&r.plans[i], &o.job, min_tokens, bcrit);
-                double per_step = (double)r.plans[i].st.gbs * (double)o.job.seq_len;
-                printf("%2d  %10lld %14.4g %12.0f %12.2f\n", i + 1, (long long)r.plans[i].st.gbs, tok,
-                       tok / per_step, tok / r.plans[i].cost.tokens_per_s / 86400.0);
+                pt_goal_ttt t;
+                pt_goal_lm_time_to_train(&lm, &r.plans[i], &o.job, &t);
+                printf("%2d  %10lld %14.4g %12.0f %12.2f\n", i + 1, (long long)r.plans[i].st.gbs, t.samples,
+                       t.steps, t.time_s / 86400.0);
             }
         }
         if (verify) {

@@ -1,13 +1,13 @@
 /*
  * cmd_scale.c -- `partita scale MODEL --cluster C --max-gpus N`: time to
  * train against the device count, data parallelism alone against hybrid
- * data x model parallelism (src/plan/scale.h).
+ * data x model parallelism (src/goal/scale.h).
  */
 #include "cli/cli.h"
 #include "base/base.h"
 #include "emit/emit.h"
 #include "goal/statef_csv.h"
-#include "plan/scale.h"
+#include "goal/scale.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
- * ttt.c -- statistical efficiency and MLPerf's evaluations (see ttt.h).  A
- * step of a layer graph is priced by src/cost/graph_cost.c, evaluations'
- * forward passes too.
+ * ttt.c -- statistical efficiency, MLPerf's evaluations and the time-to-train
+ * formula (see ttt.h).  A step of a layer graph is priced by
+ * src/cost/graph_cost.c, evaluations' forward passes too.
  */
 #include "goal/ttt.h"
 #include "base/base.h"
@@ -62,7 +62,7 @@ double pt_statef_epochs(const pt_statef *s, double global_batch)
  * e.g. GNMT v0.5 reached BLEU 21.8 in 2 epochs at B = 2048 on TPU where
  * NVIDIA's took 3 at B = 1024, which no single E(B) curve can fit.)  Batches
  * are in samples; transformer-big's are sentence pairs, tokens x 0.89 / 28
- * (the batch fill, see src/plan/validate.c).  The fits' standard errors are
+ * (the batch fill, see src/validate/validate.c).  The fits' standard errors are
  * kept: with 3-5 points per recipe they are wide. */
 static const struct {
     const char *graph, *target, *opt, *round;
@@ -191,4 +191,32 @@ int pt_ttt_evals(const pt_ttt_eval *e, double epochs)
 {
     if (!(e->samples > 0) || !(e->every_epochs > 0) || !(epochs > 0)) return 0;
     return (int)ceil(epochs / e->every_epochs - 1e-9);
+}
+
+void pt_goal_time_to_train(double step_s, double samples_per_step, const pt_statef *se, double samples_per_epoch,
+                           const pt_goal_overheads *ov, pt_goal_ttt *out)
+{
+    assert(se && out && samples_per_step > 0);
+    out->epochs = pt_statef_epochs(se, samples_per_step);
+    out->samples = out->epochs * samples_per_epoch;
+    out->steps = out->samples / samples_per_step;
+    out->time_s = out->steps * step_s;
+    if (ov)
+        out->time_s += ov->fixed_s + out->epochs * ov->per_epoch_s +
+                       (ov->eval ? pt_ttt_evals(ov->eval, out->epochs) * ov->eval_s : 0.0);
+}
+
+void pt_goal_lm_time_to_train(const pt_goal_lm *lm, const pt_plan *p, const pt_job *job, pt_goal_ttt *out)
+{
+    pt_statef se = {.e_min = 1.0, .b_noise = lm->bcrit_tokens};
+    double tokens_per_step = (double)p->st.gbs * (double)job->seq_len;
+    pt_goal_time_to_train(p->cost.step_time_s, tokens_per_step, &se, lm->min_tokens, NULL, out);
+}
+
+double pt_goal_lm_score(const pt_plan *p, const pt_job *job, const void *arg)
+{
+    const pt_goal_lm *lm = arg;
+    pt_goal_ttt t;
+    pt_goal_lm_time_to_train(lm, p, job, &t);
+    return lm->min_tokens / t.time_s;
 }

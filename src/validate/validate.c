@@ -23,7 +23,7 @@
  * Fig. 1 the transformer layers alone, as that figure counts); activation memory
  * as a percentage of the no-recompute, no-SP layer; layer_fwd_bwd_ms.
  */
-#include "plan/validate.h"
+#include "validate/validate.h"
 #include "plan/search.h"
 #include "goal/ttt.h"
 #include "cost/graph_cost.h"
@@ -443,8 +443,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_ttt_eval ev;
         pt_dp_impl impl;
         pt_graph_cost gc;
+        pt_goal_overheads ov;
+        pt_goal_ttt t;
         int64_t n = 0;
-        double B, unit = 1.0, epochs_pred, meas_epochs, meas_min, per_dev, run_s;
+        double B, unit = 1.0, meas_epochs, meas_min, per_dev;
         char *end;
         if (got == 0) break;
         if (got < 0) {
@@ -520,14 +522,14 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             if (!strcmp(graph, "transformer-big")) impl.after_backward = 1;
         }
         pt_graph_step_dp(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &impl, &gc);
-        epochs_pred = pt_statef_epochs(&se, B);
         snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device", graph,
                  (long long)n, c.dev.name, clu, B, per_dev);
-        run_s = (strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S) +
-                epochs_pred * (g.samples_per_epoch / B * gc.step_time_s +
-                               (unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0)) +
-                pt_ttt_evals(&ev, epochs_pred) * pt_ttt_eval_s(&g, &c, PT_FP16, &ev);
-        r->predicted = run_s / 60.0;
+        ov.fixed_s = strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S;
+        ov.per_epoch_s = unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0;
+        ov.eval = &ev;
+        ov.eval_s = pt_ttt_eval_s(&g, &c, PT_FP16, &ev);
+        pt_goal_time_to_train(gc.step_time_s, B, &se, g.samples_per_epoch, &ov, &t);
+        r->predicted = t.time_s / 60.0;
         r->is_time = 1;
         r->fits = 1;
         r->error = r->predicted / r->measured - 1.0;
@@ -537,7 +539,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             *r2 = *r;
             pt_strlcpy(r2->metric, "epochs_to_target", sizeof r2->metric);
             r2->measured = meas_epochs;
-            r2->predicted = epochs_pred;
+            r2->predicted = t.epochs;
             r2->is_time = 0;
             r2->error = r2->predicted / r2->measured - 1.0;
         }
