@@ -9,6 +9,8 @@
  * step (src/cost/graph_cost.c) and statistical efficiency (src/goal/ttt.c)
  * give time to train by pt_goal_time_to_train; --plans runs the search
  * (src/plan/search.c) on every Megatron row against the published strategy.
+ * Which catalog cluster and device a row's GPU name means is data
+ * (data/gpus.json, read by src/hw/gpus.c), not code.
  * What it does not: price anything itself (src/cost, src/goal), print
  * (src/cli/cmd_validate.c) or fit constants (tools/fit.c calls it).
  */
