@@ -16,10 +16,10 @@ CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CF
 LDLIBS_ALL = -ljansson -lglpk -lm -lpthread $(EXTRA_LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/workload/*.c src/hw/*.c src/cost/*.c \
-                             src/strategy/*.c src/plan/*.c src/sim/*.c src/goal/*.c src/emit/*.c \
-                             src/api/*.c))
+                             src/strategy/*.c src/plan/*.c src/sim/*.c src/goal/*.c src/validate/*.c \
+                             src/emit/*.c src/api/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
-DATA    := devices clusters models
+DATA    := devices clusters models gpus
 GEN_SRC := $(DATA:%=$(BUILD)/gen/data_%.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:%.c=%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)

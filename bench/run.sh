@@ -82,7 +82,7 @@ mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
 
 # The digest reads `partita validate --json` (SPEC section 6).  A row is a
-# step-time/throughput row or a memory row by its metric, as src/plan/validate.c
+# step-time/throughput row or a memory row by its metric, as src/validate/validate.c
 # classifies them (or by "is_time"/"is_memory" if the JSON ever carries them).
 cat >"$TMP/digest.py" <<'EOF'
 import json, sys

@@ -1,6 +1,6 @@
 /*
  * fuzz_csv.c -- libFuzzer harness of the runs-CSV reader and validator
- * (pt_validate_csv, src/plan/validate.c, over src/base/csv.c).
+ * (pt_validate_csv, src/validate/validate.c, over src/base/csv.c).
  *
  * Each input is the text of a runs CSV.  On PT_OK every row has a line
  * number, predicted and skipped rows add up to all rows, a skipped row says
@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "plan/validate.h"
+#include "validate/validate.h"
 
 #define FILE_NAME "runs.csv"
 

@@ -36,7 +36,7 @@
 #include "base/base.h"
 #include "partita.h"
 #include "plan/search.h"
-#include "plan/validate.h"
+#include "validate/validate.h"
 
 typedef enum kind {
     HF,           /* text -> pt_hf_parse(text, "config.json")          */

@@ -15,9 +15,10 @@
 
 #include "partita.h"
 #include "plan/place.h"
-#include "plan/scale.h"
+#include "goal/scale.h"
 #include "goal/statef_csv.h"
 #include "goal/ttt.h"
+#include "cost/graph_cost.h"
 #include "base/base.h"
 #include "workload/graph.h"
 

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "partita.h"
-#include "plan/scale.h"
+#include "goal/scale.h"
 #include "plan/search.h"
 
 typedef struct seen {

@@ -14,7 +14,7 @@
 
 #include "partita.h"
 #include "base/base.h"
-#include "plan/validate.h"
+#include "validate/validate.h"
 #include "sim/sim.h"
 
 static pt_model model(const char *name)

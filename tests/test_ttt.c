@@ -1,6 +1,7 @@
 /*
- * test_ttt.c -- layer graphs (src/workload/graph.c) and time to train
- * (src/goal/ttt.c).
+ * test_ttt.c -- layer graphs (src/workload/graph.c), their step
+ * (src/cost/graph_cost.c) and time to train (src/goal/ttt.c): the one
+ * time-to-train formula and the search objective built on it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +16,8 @@
 #include "partita.h"
 #include "base/base.h"
 #include "goal/ttt.h"
+#include "cost/graph_cost.h"
+#include "plan/search.h"
 #include "workload/graph.h"
 
 static void near_rel(double got, double want, double rel, const char *what)
@@ -278,6 +281,108 @@ static void test_dp_impl(void **state)
     pt_graph_free(&g);
 }
 
+/* The one time-to-train formula, by hand: E_min 60, B_noise 50000, B = 1024
+ * images of ImageNet's 1,281,167, 0.25 s a step.  E(1024) = 60 (1 + 1024 /
+ * 50000) = 61.2288 epochs = 78,444,318.0 images = 76,605.78 steps = 19,151.44
+ * s.  A timed run adds 10 s once, 2 s a host epoch (122.46 s) and 16
+ * evaluations (ceil(61.2288 / 4)) of 0.5 s: 19,151.44 + 140.46 = 19,291.90 s. */
+static void test_goal_time_to_train(void **state)
+{
+    pt_statef s = {60.0, 50000.0, 0, 0, 0};
+    pt_ttt_eval ev = {50000.0, 4.0, 1.0, 0.2};
+    pt_goal_overheads ov = {10.0, 2.0, &ev, 0.5};
+    pt_goal_ttt t;
+    (void)state;
+    pt_goal_time_to_train(0.25, 1024.0, &s, 1281167.0, NULL, &t);
+    near_rel(t.epochs, 61.2288, 1e-12, "epochs");
+    near_rel(t.samples, 78444318.0096, 1e-12, "samples to target");
+    near_rel(t.steps, 76605.77930625, 1e-12, "steps");
+    near_rel(t.time_s, 19151.4448265625, 1e-12, "time to train");
+    pt_goal_time_to_train(0.25, 1024.0, &s, 1281167.0, &ov, &t);
+    near_rel(t.steps, 76605.77930625, 1e-12, "steps with overheads");
+    near_rel(t.time_s, 19151.4448265625 + 10.0 + 2.0 * 61.2288 + 16 * 0.5, 1e-12, "timed run");
+    ov.eval = NULL;
+    pt_goal_time_to_train(0.25, 1024.0, &s, 1281167.0, &ov, &t);
+    near_rel(t.time_s, 19151.4448265625 + 10.0 + 2.0 * 61.2288, 1e-12, "no evaluations");
+}
+
+/* The language-model objective of `plan --objective time-to-train`: 1e12
+ * tokens at a small batch, B_crit 2e6 tokens; 64 sequences of 4096 = 262,144
+ * tokens a step need 1e12 (1 + 262144 / 2e6) = 1.131072e12 tokens =
+ * 4,314,697.27 steps, at 0.33 s each 1,423,850.1 s.  The score is 1e12 over
+ * that, 702,321.1 tokens/s: the throughput 262144 / 0.33 over 1.131072. */
+static void test_goal_lm(void **state)
+{
+    pt_goal_lm lm = {1e12, 2e6};
+    pt_plan p;
+    pt_job job;
+    pt_goal_ttt t;
+    (void)state;
+    memset(&p, 0, sizeof p);
+    memset(&job, 0, sizeof job);
+    p.st.gbs = 64;
+    job.seq_len = 4096;
+    p.cost.step_time_s = 0.33;
+    pt_goal_lm_time_to_train(&lm, &p, &job, &t);
+    near_rel(t.samples, 1.131072e12, 1e-12, "tokens to target");
+    near_rel(t.steps, 4314697.265625, 1e-12, "steps");
+    near_rel(t.time_s, 1423850.09765625, 1e-12, "seconds");
+    near_rel(pt_goal_lm_score(&p, &job, &lm), 262144.0 / 0.33 / 1.131072, 1e-12, "score");
+}
+
+/* The search ranks by the objective it is given (pt_search_opts.score,
+ * passed down from goal): over global batches 8..64 of gpt-1.7b on 8 GPUs,
+ * tokens/s favours the largest batch; a critical batch of 8 sequences
+ * (32,768 tokens) makes time to train favour the smallest, plans come out in
+ * order of time to train, and each plan's score is min_tokens / its time. */
+static void test_search_objective(void **state)
+{
+    pt_model m;
+    pt_cluster c;
+    pt_job job;
+    pt_search_opts o;
+    pt_search_result step, ttt;
+    pt_goal_lm lm = {1e9, 8.0 * 4096.0};
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_model_builtin("gpt-1.7b", &m, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 8, &d), PT_OK);
+    memset(&job, 0, sizeof job);
+    job.seq_len = 4096;
+    job.global_batch = 8;
+    job.dtype = PT_BF16;
+    job.flash_attention = 1;
+    memset(&o, 0, sizeof o);
+    pt_space_init(&o.space);
+    assert_int_equal(pt_space_parse("tp=1 pp=1 cp=1 mbs=1 zero=1 recompute=none offload=none", "test", &o.space, &d),
+                     PT_OK);
+    o.top_k = 4;
+    o.threads = 2;
+    o.prune = 1;
+    o.gbs_lo = 8;
+    o.gbs_hi = 64;
+    assert_int_equal(pt_search(&m, &c, &job, &o, &step, &d), PT_OK);
+    o.score = pt_goal_lm_score;
+    o.score_arg = &lm;
+    assert_int_equal(pt_search(&m, &c, &job, &o, &ttt, &d), PT_OK);
+    assert_true(step.n >= 2 && ttt.n >= 2);
+    assert_true(step.plans[0].st.gbs == 64);
+    assert_true(ttt.plans[0].st.gbs == 8);
+    for (int i = 0; i < ttt.n; i++) {
+        pt_goal_ttt t;
+        pt_goal_lm_time_to_train(&lm, &ttt.plans[i], &job, &t);
+        near_rel(ttt.plans[i].score, lm.min_tokens / t.time_s, 1e-12, "score = min_tokens / time");
+        if (i > 0) {
+            pt_goal_ttt prev;
+            pt_goal_lm_time_to_train(&lm, &ttt.plans[i - 1], &job, &prev);
+            assert_true(prev.time_s <= t.time_s);
+        }
+    }
+    pt_search_free(&step);
+    pt_search_free(&ttt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +394,9 @@ int main(void)
         cmocka_unit_test(test_statef_recipes),
         cmocka_unit_test(test_eval_time),
         cmocka_unit_test(test_dp_impl),
+        cmocka_unit_test(test_goal_time_to_train),
+        cmocka_unit_test(test_goal_lm),
+        cmocka_unit_test(test_search_objective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
  * data/devices.json carries, with its output quoted there.
  */
 #include "base/base.h"
-#include "plan/validate.h"
+#include "validate/validate.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
 #include "emit/emit.h"
 #include "emit/export.h"
 #include "plan/search.h"
+#include "goal/ttt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -282,10 +283,11 @@ static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *jo
                bcrit);
         printf("%2s  %10s %14s %12s %12s\n", "#", "batch", "tokens", "steps", "days");
         for (int i = 0; i < r->n; i++) {
-            double tok = pt_plan_tokens_to_target(&r->plans[i], job, min_tokens, bcrit);
-            double per_step = (double)r->plans[i].st.gbs * (double)job->seq_len;
-            printf("%2d  %10lld %14.4g %12.0f %12.2f\n", i + 1, (long long)r->plans[i].st.gbs, tok,
-                   tok / per_step, tok / r->plans[i].cost.tokens_per_s / 86400.0);
+            pt_goal_lm lm = {min_tokens, bcrit};
+            pt_goal_ttt t;
+            pt_goal_lm_time_to_train(&lm, &r->plans[i], job, &t);
+            printf("%2d  %10lld %14.4g %12.0f %12.2f\n", i + 1, (long long)r->plans[i].st.gbs, t.samples,
+                   t.steps, t.time_s / 86400.0);
         }
     }
     if (ver) {
@@ -316,6 +318,7 @@ int cmd_plan(int argc, char **argv)
     pt_emit_verified *ver = NULL;
     const char *gb, *space, *fix, *export_fmt, *trace, *svg, *v;
     double min_tokens, bcrit;
+    pt_goal_lm lm;
     int64_t top = 5, threads = 0;
     int rc;
     char *text = NULL;
@@ -356,7 +359,12 @@ int cmd_plan(int argc, char **argv)
     so.threads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (so.threads < 1) so.threads = 1;
     so.prune = 1;
-    so.critical_batch_tokens = bcrit;
+    lm.min_tokens = min_tokens;
+    lm.bcrit_tokens = bcrit;
+    if (min_tokens > 0) {
+        so.score = pt_goal_lm_score;
+        so.score_arg = &lm;
+    }
     o.job.global_batch = so.gbs_lo;
     cli_progress_start(&prog, "plan: searching (tp, cp) pairs");
     so.progress = cli_progress_cb;

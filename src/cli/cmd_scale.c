@@ -1,14 +1,14 @@
 /*
  * cmd_scale.c -- `partita scale GRAPH --cluster C --max-gpus N`: time to
  * train against the device count, data parallelism alone against hybrid
- * data x model parallelism (src/plan/scale.h).  The table is here; the JSON
+ * data x model parallelism (src/goal/scale.h).  The table is here; the JSON
  * and the SVG are src/emit/scale_out.c's.
  */
 #include "cli/cli.h"
 #include "base/base.h"
 #include "emit/emit.h"
 #include "goal/statef_csv.h"
-#include "plan/scale.h"
+#include "goal/scale.h"
 
 #include <math.h>
 #include <stdio.h>

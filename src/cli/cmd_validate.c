@@ -5,7 +5,7 @@
 #include "cli/cli.h"
 #include "base/base.h"
 #include "emit/emit.h"
-#include "plan/validate.h"
+#include "validate/validate.h"
 
 #include <math.h>
 #include <stdio.h>

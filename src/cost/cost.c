@@ -7,8 +7,8 @@
  *  - GEMM FLOPs 2*M*N*K; backward = data-gradient + weight-gradient GEMMs, each
  *    as large as the forward one.  A GEMM takes the larger of its compute time
  *    at gemm_eff * size/(size + gemm_half) of peak and its memory time, plus a
- *    launch cost (roofline with a shape-dependent ramp; constants fitted, see
- *    data/devices.json).
+ *    launch cost (the roofline of src/cost/roofline.h, shared with layer
+ *    graphs; a shape-dependent ramp; constants fitted, see data/devices.json).
  *  - Element-wise work (norms, activation, bias-dropout-add, softmax, cross
  *    entropy, the optimizer) is bound by memory bandwidth: bytes / (bw*mem_eff).
  *  - Flash attention: 4*b*a*s_q*s_kv*d FLOPs forward, half of it skipped by the
@@ -93,11 +93,6 @@
                                          w bf16 copy; grad-norm read; zeroing    */
 #define FLASH_BWD_FACTOR 2.5          /* flash-attention backward / forward FLOPs */
 #define CAUSAL_FRACTION 0.5           /* share of score blocks a causal mask keeps */
-/* Flash attention reaches attn_eff * s/(s + FLASH_HALF_SEQ) of peak: its
- * throughput roughly halves at 512 tokens against long sequences (Dao 2023,
- * FlashAttention-2, fig. "attention forward + backward speed on A100",
- * head dim 128, causal: ~90 TFLOP/s at 512, ~190 at 16k). */
-#define FLASH_HALF_SEQ 512.0
 #define CPU_ADAM_PARAMS_PER_S 1.0e9   /* per device's share of host cores       */
 /* DeepSpeed ZeRO-3 (2021) hid only part of its parameter traffic behind
  * compute.  Narayanan et al. Table 2, 175B: at 384 GPUs (4 sequences per GPU,
@@ -117,39 +112,16 @@ static int64_t bytes_i64(double x)
 }
 
 
-static void hw_init(const pt_device *dev, const pt_job *job, hw *h)
-{
-    h->peak = pt_device_tflops(dev, job->dtype) * 1e12;
-    h->peak16 = pt_device_tflops(dev, job->dtype == PT_FP8 ? PT_BF16 : job->dtype) * 1e12;
-    h->gemm_eff = dev->gemm_eff;
-    h->gemm_half = dev->gemm_half_GFLOP * 1e9;
-    h->attn_eff = dev->attn_eff;
-    h->mem_bw = dev->memory_bw_GBps * 1e9 * dev->mem_eff;
-    h->kernel_s = dev->kernel_us * 1e-6;
-}
-
-static double gemm(const hw *h, double peak, double M, double N, double K, double batch,
-                   double elem_bytes)
-{
-    double flops = 2.0 * M * N * K * batch;
-    double eff = h->gemm_eff * flops / (flops + h->gemm_half);
-    double tc = flops / (peak * eff);
-    double tm = elem_bytes * (M * K + K * N + M * N) * batch / h->mem_bw;
-    return tc > tm ? tc : tm;
-}
+/* Device rates: the roofline's (roofline.h: GEMMs on the efficiency ramp,
+ * element-wise bytes, flash attention, launches). */
+typedef pt_roofline hw;
 
 /* Forward, data-gradient and weight-gradient GEMMs of one linear layer. */
 static void linear(const hw *h, double peak, double eb, double M, double N, double K,
                    double *fwd, double *bwd)
 {
-    *fwd += gemm(h, peak, M, N, K, 1, eb);
-    *bwd += gemm(h, peak, M, K, N, 1, eb) + gemm(h, peak, K, N, M, 1, eb);
-}
-
-static double ew(const hw *h, double bytes, double kernels)
-{
-    (void)kernels; /* launches are counted by the caller (host time) */
-    return bytes / h->mem_bw;
+    *fwd += pt_roofline_gemm_s(h, peak, M, N, K, 1, eb);
+    *bwd += pt_roofline_gemm_s(h, peak, M, K, N, 1, eb) + pt_roofline_gemm_s(h, peak, K, N, M, 1, eb);
 }
 
 /* Per-micro-batch times of one transformer layer on one device. */
@@ -298,32 +270,30 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         /* attention core: same as below with MLA's widths and the window */
         if (job->flash_attention) {
             double fa = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s);
-            double eff = h->attn_eff * s / (s + FLASH_HALF_SEQ);
-            attn_f = fa / (h->peak16 * eff);
-            attn_b = FLASH_BWD_FACTOR * fa / (h->peak16 * eff);
+            attn_f = pt_roofline_flash_s(h, fa, s);
+            attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fa, s);
             o->flops_rc += 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s) / CAUSAL_FRACTION;
         } else {
             double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score;
             double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
-            attn_f = gemm(h, h->peak16, sq, s, dqk, b * at, 2.0) + gemm(h, h->peak16, sq, dv, s, b * at, 2.0) +
-                     ew(h, smf, m->dropout ? 2 : 1);
-            attn_b = 2.0 * (attn_f - ew(h, smf, 1)) + ew(h, smb, m->dropout ? 2 : 1);
+            attn_f = pt_roofline_gemm_s(h, h->peak16, sq, s, dqk, b * at, 2.0) +
+                     pt_roofline_gemm_s(h, h->peak16, sq, dv, s, b * at, 2.0) + pt_roofline_ew_s(h, smf);
+            attn_b = 2.0 * (attn_f - pt_roofline_ew_s(h, smf)) + pt_roofline_ew_s(h, smb);
         }
         ewf += Te * hd * (2 * 4.0 + 2 * (m->dropout ? 7.0 : 6.0)) +
                (m->learned_pos ? 0.0 : T * (at + kt) * d * 4.0) +
                (job->dtype == PT_FP8 ? T * (hd * 2 + at * dv + (moe ? 0.0 : ft)) * 3.0 : 0.0);
         kern = 7.0 + (job->dtype == PT_FP8 ? 4.0 : 0.0) + (moe ? 8.0 : 0.0);
-        o->f = f + attn_f + ew(h, ewf, kern);
-        o->b = bw + attn_b + ew(h, 2.0 * ewf, 2.0 * kern);
+        o->f = f + attn_f + pt_roofline_ew_s(h, ewf);
+        o->b = bw + attn_b + pt_roofline_ew_s(h, 2.0 * ewf);
         goto collectives;
     }
 
     /* Attention core. */
     if (job->flash_attention) {
         double fl = 4.0 * score * d * CAUSAL_FRACTION;
-        double eff = h->attn_eff * s / (s + FLASH_HALF_SEQ);
-        attn_f = fl / (h->peak16 * eff);
-        attn_b = FLASH_BWD_FACTOR * fl / (h->peak16 * eff);
+        attn_f = pt_roofline_flash_s(h, fl, s);
+        attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, s);
         o->flops_rc += 4.0 * score * d; /* the backward recomputes the scores */
     } else {
         /* bytes per score element: fused scale-mask-softmax r2 w2, dropout
@@ -331,8 +301,8 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
          * grad + r2 probabilities, w2 */
         double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score;
         double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
-        attn_f = 2.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, smf, m->dropout ? 2 : 1);
-        attn_b = 4.0 * gemm(h, h->peak16, sq, s, d, b * at, 2.0) + ew(h, smb, m->dropout ? 2 : 1);
+        attn_f = 2.0 * pt_roofline_gemm_s(h, h->peak16, sq, s, d, b * at, 2.0) + pt_roofline_ew_s(h, smf);
+        attn_b = 4.0 * pt_roofline_gemm_s(h, h->peak16, sq, s, d, b * at, 2.0) + pt_roofline_ew_s(h, smb);
     }
 
     /* Element-wise, forward bytes: two norms (r+w), two residual adds with
@@ -344,8 +314,8 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
           (job->dtype == PT_FP8 ? T * (hd * 2 + at * d + ft) * 3.0 : 0.0);
     kern = 7.0 + (job->dtype == PT_FP8 ? 4.0 : 0.0);
 
-    o->f = f + attn_f + ew(h, ewf, kern);
-    o->b = bw + attn_b + ew(h, 2.0 * ewf, 2.0 * kern);
+    o->f = f + attn_f + pt_roofline_ew_s(h, ewf);
+    o->b = bw + attn_b + pt_roofline_ew_s(h, 2.0 * ewf);
 
 collectives:
     /* Tensor parallelism: 2 all-reduces (or RS+AG pairs) each way; a MoE
@@ -381,8 +351,8 @@ collectives:
         double host_f, host_b;
         double busy_f = o->f + o->tp_f + o->cp_f + o->ep_f, busy_b = o->b + o->tp_b + o->cp_b + o->ep_b;
         if (moe) ops_f += 8.0 + (st->ep > 1 ? 2.0 : 0.0) + (st->etp > 1 ? 2.0 : 0.0);
-        host_f = ops_f * h->kernel_s;
-        host_b = 2.0 * ops_f * h->kernel_s;
+        host_f = pt_roofline_launch_s(h, ops_f);
+        host_b = pt_roofline_launch_s(h, 2.0 * ops_f);
         if (host_f > busy_f) o->f += host_f - busy_f;
         if (host_b > busy_b) o->b += host_b - busy_b;
     }
@@ -411,7 +381,7 @@ void pt_cost_layer_time(const pt_model *m, const pt_cluster *c, const pt_job *jo
 {
     hw h;
     layer_t L;
-    hw_init(&c->dev, job, &h);
+    pt_roofline_init(&c->dev, job->dtype, &h);
     layer_times(m, c, job, st, &h, &L);
     *fwd_s = L.f + L.tp_f + L.cp_f + L.ep_f;
     *bwd_s = L.b + L.tp_b + L.cp_b + L.ep_b;
@@ -695,7 +665,7 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pr->cp = st->cp;
     pr->sp = st->sp;
     pr->recompute = st->recompute;
-    hw_init(&c->dev, job, &pr->h);
+    pt_roofline_init(&c->dev, job->dtype, &pr->h);
     layer_times(m, c, job, st, &pr->h, &L);
     pr->lf = L.f;
     pr->lb = L.b;
@@ -719,8 +689,8 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
 
     /* First stage: embedding lookup (vocab-parallel: an all-reduce, or a
      * reduce-scatter with SP) and its gradient scatter-add. */
-    pr->emb_f = ew(&pr->h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0), 2);
-    pr->emb_b = ew(&pr->h, T * hd * 8.0, 2);
+    pr->emb_f = pt_roofline_ew_s(&pr->h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0));
+    pr->emb_b = pt_roofline_ew_s(&pr->h, T * hd * 8.0);
     pr->emb_tp = st->tp > 1 ? pt_coll_time(c, st->sp ? PT_REDUCESCATTER : PT_ALLREDUCE,
                                            bytes_i64(T * hd * 2.0), pt_strategy_group_size(st, PT_GROUP_TP),
                                            pt_strategy_stride(st, PT_GROUP_TP))
@@ -728,8 +698,8 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     /* Last stage: final norm, logits GEMM (bf16) and vocab-parallel cross
      * entropy over fp32 logits (about 20 bytes per logit forward+backward). */
     linear(&pr->h, pr->h.peak16, 2.0, T, V / t, hd, &pr->head_f, &pr->head_b);
-    pr->head_f += ew(&pr->h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1), 4);
-    pr->head_b += ew(&pr->h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1), 3);
+    pr->head_f += pt_roofline_ew_s(&pr->h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1));
+    pr->head_b += pt_roofline_ew_s(&pr->h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1));
 
     if (m->experts > 0) /* one MoE layer as one device holds it, times tp */
         pr->layer_params = (double)(pt_model_attn_params(m) + pt_model_moe_other_params(m)) +
@@ -937,7 +907,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
             double host = dev->host_bw_GBps * 1e9;
             opt_t = shard * 4.0 / host + shard * 2.0 / host + shard / CPU_ADAM_PARAMS_PER_S;
         } else {
-            opt_t = ew(hp, shard * ADAM_BYTES_PER_PARAM, 4);
+            opt_t = pt_roofline_ew_s(hp, shard * ADAM_BYTES_PER_PARAM);
         }
         if (st->offload == PT_OFF_PARAMS) {
             /* each micro-batch fetches this rank's parameter shard from host

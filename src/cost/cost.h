@@ -9,20 +9,12 @@
 #define PT_COST_H
 
 #include "partita.h"
-
-/* Device rates for one job. */
-typedef struct hw {
-    double peak;       /* FLOP/s for linear-layer GEMMs in the job's dtype */
-    double peak16;     /* FLOP/s in bf16/fp16 (attention, logits)          */
-    double gemm_eff, gemm_half, attn_eff;
-    double mem_bw;     /* achieved bytes/s                                  */
-    double kernel_s;
-} hw;
+#include "cost/roofline.h"
 
 typedef struct pt_cost_prep {
     int mbs, tp, cp, sp;            /* the keys it was prepared for          */
     pt_recompute recompute;
-    hw h;
+    pt_roofline h;                  /* device rates for the job's dtype      */
     double lf, lb;                  /* one layer, one micro-batch: compute   */
     double ltp_f, ltp_b;            /* ... tensor-parallel collectives        */
     double lcp_f, lcp_b;            /* ... exposed ring-attention transfers  */

@@ -6,7 +6,7 @@
  */
 #include "emit/emit.h"
 #include "goal/ttt.h"
-#include "plan/scale.h"
+#include "goal/scale.h"
 #include "base/base.h"
 
 #include <math.h>

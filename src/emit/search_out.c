@@ -5,6 +5,7 @@
  */
 #include "emit/emit.h"
 #include "plan/search.h"
+#include "goal/ttt.h"
 #include "sim/sim.h"
 
 #include <stdlib.h>
@@ -74,11 +75,12 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
         const pt_plan *p = &r->plans[i];
         json_t *pj = pt_emit_plan_json(&p->st, &p->cost);
         if (ttt) {
-            double tok = pt_plan_tokens_to_target(p, job, min_tokens, bcrit);
-            double per_step = (double)p->st.gbs * (double)job->seq_len;
-            json_object_set_new(pj, "tokens_to_target", json_real(tok));
-            json_object_set_new(pj, "steps_to_target", json_real(tok / per_step));
-            json_object_set_new(pj, "time_to_train_s", json_real(tok / p->cost.tokens_per_s));
+            pt_goal_lm lm = {min_tokens, bcrit};
+            pt_goal_ttt t;
+            pt_goal_lm_time_to_train(&lm, p, job, &t);
+            json_object_set_new(pj, "tokens_to_target", json_real(t.samples));
+            json_object_set_new(pj, "steps_to_target", json_real(t.steps));
+            json_object_set_new(pj, "time_to_train_s", json_real(t.time_s));
         }
         if (verified && verified[i].ok) {
             json_object_set_new(pj, "simulated_step_time_s", json_real(verified[i].step_time_s));

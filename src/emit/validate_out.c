@@ -5,7 +5,7 @@
  * Not here: the human tables (src/cli/cmd_validate.c).
  */
 #include "emit/emit.h"
-#include "plan/validate.h"
+#include "validate/validate.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,20 +1,11 @@
 /*
- * ttt.c -- statistical efficiency and the step time of a layer graph (see
- * ttt.h).
- *
- * A layer's GEMMs run at the device's GEMM efficiency on the roofline (the
- * same model as the transformer's layers, src/cost/cost.c): each of M*b x N x
- * K, repeated `batch` times and `serial` times in sequence (an LSTM's
- * recurrent step cannot start before the last ends, so small per-step GEMMs
- * stay small); element-wise bytes move at the memory efficiency; each
- * operator costs the host kernel_us to launch, and a layer cannot run faster
- * than its launches.  Backward is twice forward.  Gradients (2-byte, mixed
- * precision) are all-reduced hierarchically over the data-parallel group,
- * bucket by bucket under the backward pass; momentum SGD/Adam updates stream
- * 16 bytes per parameter.
+ * ttt.c -- statistical efficiency, MLPerf's evaluations and the time-to-train
+ * formula (see ttt.h).  A step of a layer graph is priced by
+ * src/cost/graph_cost.c, evaluations' forward passes too.
  */
 #include "goal/ttt.h"
 #include "base/base.h"
+#include "cost/graph_cost.h"
 
 #include <assert.h>
 #include <math.h>
@@ -71,7 +62,7 @@ double pt_statef_epochs(const pt_statef *s, double global_batch)
  * e.g. GNMT v0.5 reached BLEU 21.8 in 2 epochs at B = 2048 on TPU where
  * NVIDIA's took 3 at B = 1024, which no single E(B) curve can fit.)  Batches
  * are in samples; transformer-big's are sentence pairs, tokens x 0.89 / 28
- * (the batch fill, see src/plan/validate.c).  The fits' standard errors are
+ * (the batch fill, see src/validate/validate.c).  The fits' standard errors are
  * kept: with 3-5 points per recipe they are wide. */
 static const struct {
     const char *graph, *target, *opt, *round;
@@ -202,69 +193,30 @@ int pt_ttt_evals(const pt_ttt_eval *e, double epochs)
     return (int)ceil(epochs / e->every_epochs - 1e-9);
 }
 
-static double gemm_time(const pt_device *dev, double peak, double m, double n, double k, double bytes_el)
+void pt_goal_time_to_train(double step_s, double samples_per_step, const pt_statef *se, double samples_per_epoch,
+                           const pt_goal_overheads *ov, pt_goal_ttt *out)
 {
-    double flops = 2.0 * m * n * k, eff = dev->gemm_eff * flops / (flops + dev->gemm_half_GFLOP * 1e9);
-    double tc = flops / (peak * eff), tm = bytes_el * (m * k + k * n + m * n) / (dev->memory_bw_GBps * 1e9 * dev->mem_eff);
-    return tc > tm ? tc : tm;
+    assert(se && out && samples_per_step > 0);
+    out->epochs = pt_statef_epochs(se, samples_per_step);
+    out->samples = out->epochs * samples_per_epoch;
+    out->steps = out->samples / samples_per_step;
+    out->time_s = out->steps * step_s;
+    if (ov)
+        out->time_s += ov->fixed_s + out->epochs * ov->per_epoch_s +
+                       (ov->eval ? pt_ttt_evals(ov->eval, out->epochs) * ov->eval_s : 0.0);
 }
 
-double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples)
+void pt_goal_lm_time_to_train(const pt_goal_lm *lm, const pt_plan *p, const pt_job *job, pt_goal_ttt *out)
 {
-    double peak = pt_device_tflops(dev, dtype) * 1e12, bw = dev->memory_bw_GBps * 1e9 * dev->mem_eff;
-    double f = 0, ops = 1.0 + l->ngemm;
-    for (int k = 0; k < l->ngemm; k++)
-        f += l->gserial[k] * l->gbatch[k] * gemm_time(dev, peak, l->gm[k] * samples, l->gn[k], l->gk[k], 2.0);
-    f += l->mem_bytes * samples / bw;
-    /* a layer is at least as long as its launches (LSTM steps launch each) */
-    for (int k = 0; k < l->ngemm; k++) ops += l->gserial[k] - 1.0;
-    return f > ops * dev->kernel_us * 1e-6 ? f : ops * dev->kernel_us * 1e-6;
+    pt_statef se = {.e_min = 1.0, .b_noise = lm->bcrit_tokens};
+    double tokens_per_step = (double)p->st.gbs * (double)job->seq_len;
+    pt_goal_time_to_train(p->cost.step_time_s, tokens_per_step, &se, lm->min_tokens, NULL, out);
 }
 
-void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
-                   pt_graph_cost *out)
+double pt_goal_lm_score(const pt_plan *p, const pt_job *job, const void *arg)
 {
-    pt_graph_step_dp(g, c, dtype, per_device, NULL, out);
-}
-
-void pt_graph_step_dp(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
-                      const pt_dp_impl *impl, pt_graph_cost *out)
-{
-    const pt_device *dev = &c->dev;
-    double b = (double)per_device, bw = dev->memory_bw_GBps * 1e9 * dev->mem_eff;
-    double fwd = 0, bwd = 0, params = pt_graph_params(g), act = 0, ar, hide, calls;
-    int layers = 0;
-    assert(g && c && out && c->devices >= 1);
-    memset(out, 0, sizeof *out);
-    for (int i = 0; i < g->n; i++) {
-        const pt_glayer *l = &g->l[i];
-        double f = pt_glayer_fwd_s(l, dev, dtype, b);
-        fwd += f;
-        bwd += 2.0 * f;
-        act += l->act_bytes * b;
-        if (l->params > 0) layers++;
-    }
-    /* gradients: hierarchical ring all-reduce, in `calls` pieces that go
-     * out under the backward (one bucket per layer with parameters, or one
-     * fused call per Horovod cycle) */
-    ar = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(2.0 * params), c->devices, 1);
-    calls = layers > 0 ? layers : 1;
-    if (impl && impl->cycle_s > 0) calls = fmax(1.0, ceil(bwd / impl->cycle_s));
-    if (impl && impl->flat_ring && c->devices > 1) {
-        /* one ring through every device: each call waits 2 (n - 1) hops of
-         * the slowest link it crosses */
-        const pt_level *l = &c->level[pt_coll_level(c, c->devices, 1)];
-        ar += calls * 2.0 * (double)(c->devices - 1) * l->latency_us * 1e-6;
-    }
-    if (impl && impl->after_backward) {
-        out->dp_comm_s = ar;
-    } else {
-        hide = bwd * (1.0 - 1.0 / calls);
-        out->dp_comm_s = ar - hide > ar / calls ? ar - hide : ar / calls;
-    }
-    out->optimizer_s = 16.0 * params / bw;
-    out->compute_s = fwd + bwd;
-    out->step_time_s = out->compute_s + out->dp_comm_s + out->optimizer_s;
-    out->samples_per_s = b * (double)c->devices / out->step_time_s;
-    out->memory_bytes = (int64_t)(params * 16.0 + act);
+    const pt_goal_lm *lm = arg;
+    pt_goal_ttt t;
+    pt_goal_lm_time_to_train(lm, p, job, &t);
+    return lm->min_tokens / t.time_s;
 }

@@ -1,7 +1,8 @@
 /*
  * ttt.h -- time to train: how many steps a global batch needs to reach the
- * target (statistical efficiency) and how long a step of a layer graph takes
- * on a cluster.
+ * target (statistical efficiency), what a timed run adds to them (MLPerf's
+ * evaluations), and the one formula that turns steps and a step time into
+ * time to train.
  *
  * Statistical efficiency follows McCandlish et al. 2018 ("An Empirical Model
  * of Large-Batch Training"): the examples needed grow with the global batch B
@@ -9,12 +10,15 @@
  * steps S(B) = E(B) N / B = S_min (1 + B_noise / B) with S_min = E_min N /
  * B_noise.  Both constants are fitted by least squares on measured (B, epochs)
  * pairs -- E is linear in B -- with their standard errors.
- * Not here: searching strategies (src/plan).
+ * Not here: searching strategies (src/plan), pricing a step (src/cost:
+ * cost.c for transformers, graph_cost.c for layer graphs), sweeping device
+ * counts (goal/scale.h) or reading runs CSVs (src/validate).
  */
 #ifndef PT_TTT_H
 #define PT_TTT_H
 
 #include "partita.h"
+#include "plan/search.h"
 #include "workload/graph.h"
 
 typedef struct pt_statef {
@@ -63,41 +67,49 @@ double pt_ttt_eval_s(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, con
  * at the end (ceil(epochs / every_epochs)). */
 int pt_ttt_evals(const pt_ttt_eval *e, double epochs);
 
-typedef struct pt_graph_cost {
-    double step_time_s;
-    double compute_s;     /* forward and backward, one device          */
-    double dp_comm_s;     /* exposed gradient all-reduce              */
-    double optimizer_s;
-    double samples_per_s;
-    int64_t memory_bytes; /* weights, gradients, optimizer, activations */
-} pt_graph_cost;
+/* ---- time to train: the one formula ------------------------------------
+ * A run at global batch B (samples per step) needs E(B) epochs of N samples
+ * (pt_statef_epochs), so steps = E(B) N / B, and takes
+ *     time = steps x step_s  [+ fixed_s + E(B) x per_epoch_s + evals x eval_s]
+ * the bracket being what a timed run adds (MLPerf's clock, pt_goal_overheads).
+ * `partita scale` (goal/scale.c), `plan --objective time-to-train`
+ * (pt_goal_lm_*, below) and `validate`'s time-to-train rows
+ * (src/validate/validate.c) all price time to train here. */
+typedef struct pt_goal_overheads {
+    double fixed_s;            /* once per run, e.g. 10 (v0.5 timed init)    */
+    double per_epoch_s;        /* host work per epoch, e.g. 2 (fairseq)      */
+    const pt_ttt_eval *eval;   /* evaluations in the run (NULL: none)        */
+    double eval_s;             /* one evaluation, e.g. pt_ttt_eval_s's 0.4   */
+} pt_goal_overheads;
 
-/* Forward time of one layer for `samples` samples on one device (backward
- * is twice this): its GEMMs on the roofline, element-wise bytes at the
- * memory efficiency, and never less than its kernel launches. */
-double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples);
+typedef struct pt_goal_ttt {
+    double epochs;   /* E(B), e.g. 61.2                              */
+    double samples;  /* E(B) N: samples (tokens) to the target       */
+    double steps;    /* E(B) N / B                                    */
+    double time_s;   /* steps x step_s, plus the overheads           */
+} pt_goal_ttt;
 
-/* One data-parallel step of g: every one of c's devices runs `per_device`
- * samples, gradients all-reduced over all of them (hierarchically, in one
- * bucket per layer under the backward, as NCCL 2.4+ and PyTorch DDP do). */
-void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
-                   pt_graph_cost *out);
+/* Time to train at samples_per_step = B with steps of step_s seconds; ov
+ * may be NULL (nothing but the steps). */
+void pt_goal_time_to_train(double step_s, double samples_per_step, const pt_statef *se, double samples_per_epoch,
+                           const pt_goal_overheads *ov, pt_goal_ttt *out);
 
-/* How an older data-parallel stack all-reduces its gradients.  Each field
- * is a documented behaviour; all zero is pt_graph_step's modern default. */
-typedef struct pt_dp_impl {
-    int flat_ring;      /* 1: NCCL before 2.4 (no trees): one ring through
-                           all n devices, 2 (n - 1) hops of latency per call */
-    double cycle_s;     /* Horovod: one fused all-reduce per cycle of the
-                           backward, e.g. 0.005 (HOROVOD_CYCLE_TIME default
-                           before Horovod 0.21); 0: one bucket per layer    */
-    int after_backward; /* 1: one all-reduce after the backward ends, none
-                           of it hidden (fairseq without
-                           --enable-parallel-backward-allred-opt)          */
-} pt_dp_impl;
+/* The time-to-train objective of `plan` for a language model: a target
+ * that takes min_tokens at a small batch and, at B tokens per step,
+ * min_tokens (1 + B / bcrit_tokens) (McCandlish et al. 2018; Kaplan et al.
+ * 2020 for B_crit of language models).  In pt_goal_time_to_train's terms an
+ * "epoch" is min_tokens tokens, E_min = 1 and B_noise = bcrit_tokens. */
+typedef struct pt_goal_lm {
+    double min_tokens;    /* e.g. 1e12 */
+    double bcrit_tokens;  /* e.g. 2e6  */
+} pt_goal_lm;
 
-/* pt_graph_step with the gradient exchange of `impl` (NULL: the default). */
-void pt_graph_step_dp(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
-                      const pt_dp_impl *impl, pt_graph_cost *out);
+/* Time to train of plan p (steps of gbs x seq_len tokens); out->samples is
+ * the tokens to the target. */
+void pt_goal_lm_time_to_train(const pt_goal_lm *lm, const pt_plan *p, const pt_job *job, pt_goal_ttt *out);
+/* The search's score for this objective (pt_search_opts.score; arg is a
+ * const pt_goal_lm *): min_tokens / time to train, the rate in tokens/s at
+ * which a plan makes progress towards the target, higher first. */
+double pt_goal_lm_score(const pt_plan *p, const pt_job *job, const void *arg);
 
 #endif

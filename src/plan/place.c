@@ -3,7 +3,7 @@
  */
 #include "plan/place.h"
 #include "base/base.h"
-#include "goal/ttt.h"
+#include "cost/graph_cost.h"
 
 #include <glpk.h>
 #include <math.h>

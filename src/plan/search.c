@@ -23,11 +23,6 @@ static int better(const pt_plan *a, const pt_plan *b)
     return 0;
 }
 
-double pt_plan_tokens_to_target(const pt_plan *p, const pt_job *job, double min_tokens, double bcrit_tokens)
-{
-    return min_tokens * (1.0 + (double)p->st.gbs * (double)job->seq_len / bcrit_tokens);
-}
-
 /* Nearest miss: the smallest memory, then the keys. */
 static int closer(const pt_plan *a, const pt_plan *b)
 {
@@ -147,9 +142,7 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
         w->o->on_fit(&p, w->o->on_fit_arg);
         pthread_mutex_unlock(w->mu);
     }
-    p.score = p.cost.tokens_per_s;
-    if (w->o->critical_batch_tokens > 0)
-        p.score /= 1.0 + (double)st->gbs * (double)w->job->seq_len / w->o->critical_batch_tokens;
+    p.score = w->o->score ? w->o->score(&p, w->job, w->o->score_arg) : p.cost.tokens_per_s;
     heap_push(w, &p);
     note_slots(w, &p);
 }

@@ -25,9 +25,7 @@ typedef struct pt_plan {
     pt_strategy st;
     pt_cost cost;
     double score;        /* what the search ranks by, higher first:
-                            tokens/s, or under the time-to-train objective
-                            tokens/s / (1 + B / B_crit), the rate at which
-                            the run makes progress towards its target    */
+                            tokens/s, or what pt_search_opts.score gives  */
 } pt_plan;
 
 typedef struct pt_search_opts {
@@ -36,10 +34,13 @@ typedef struct pt_search_opts {
     int prune;           /* 1: skip pricing what does not fit (default) */
     int64_t gbs_lo, gbs_hi;  /* the global batch, or a range          */
     pt_space space;      /* --space and --fix together                */
-    /* The time-to-train objective (0 = rank by tokens/s): a batch of B
-     * tokens needs E(B) = E_min (1 + B / B_crit) tokens to reach the target
-     * (McCandlish et al. 2018; Kaplan et al. 2020 for language models). */
-    double critical_batch_tokens;
+    /* The objective: NULL ranks plans by tokens/s; otherwise by
+     * score(plan, job, score_arg), higher first, called from every search
+     * thread at once (so it must not write through score_arg).  Objectives
+     * that know more than a step -- time to train, src/goal/ttt.h
+     * pt_goal_lm_score -- live above the search and are passed down here. */
+    double (*score)(const pt_plan *p, const pt_job *job, const void *arg);
+    const void *score_arg;
     /* Progress (may be NULL): one unit per (tp, cp) pair searched. */
     pt_progress_fn progress;
     void *progress_arg;
@@ -48,10 +49,6 @@ typedef struct pt_search_opts {
     void (*on_fit)(const pt_plan *p, void *arg);
     void *on_fit_arg;
 } pt_search_opts;
-
-/* Tokens a plan needs to reach a target that takes min_tokens at a small
- * batch, and the seconds that takes (the time-to-train objective). */
-double pt_plan_tokens_to_target(const pt_plan *p, const pt_job *job, double min_tokens, double bcrit_tokens);
 
 typedef struct pt_search_result {
     int64_t evaluated;   /* candidates whose memory was computed      */

@@ -8,7 +8,7 @@
  * or a sequence [T, D] (tokens [T] before an embedding).  From the shapes the
  * builder derives each layer's parameters, its GEMMs (M per sample, N, K) or
  * its memory traffic, and the bytes it keeps for the backward pass; the cost
- * of a layer for a micro-batch of b samples is priced in src/goal/ttt.c.
+ * of a layer for a micro-batch of b samples is priced in src/cost/graph_cost.c.
  * The built-in graphs (resnet-50, inception-v3, gnmt, biglstm,
  * transformer-big) are built by the same code the file reader uses.
  */

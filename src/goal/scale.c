@@ -2,7 +2,7 @@
  * scale.c -- data parallelism alone against hybrid parallelism, in time to
  * train, as the device count grows (see scale.h).
  */
-#include "plan/scale.h"
+#include "goal/scale.h"
 #include "base/base.h"
 
 #include <math.h>
@@ -105,6 +105,7 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
             for (int b = 0; b < NPD; b++) {
                 pt_placement q = pl[a][b], q2 = pd[a][b];
                 pt_scale_cfg cfg;
+                pt_goal_ttt t;
                 pt_scale_cfg *into = ms[a] == 1 ? &p->dp : &p->hybrid;
                 if (!q.layer_dev) continue;
                 pt_place_data_parallel(g, &cn, o->dtype, q.micro * q.k, n / ms[a], &q);
@@ -118,9 +119,10 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
                 cfg.worker_batch = worker_batch(b);
                 cfg.global_batch = cfg.worker_batch * (double)cfg.dp;
                 cfg.step_s = q.step_s;
-                cfg.epochs = pt_statef_epochs(se, cfg.global_batch);
-                cfg.steps = cfg.epochs * g->samples_per_epoch / cfg.global_batch;
-                cfg.time_s = cfg.steps * cfg.step_s;
+                pt_goal_time_to_train(cfg.step_s, cfg.global_batch, se, g->samples_per_epoch, NULL, &t);
+                cfg.epochs = t.epochs;
+                cfg.steps = t.steps;
+                cfg.time_s = t.time_s;
                 cfg.mem_GiB = q.mem_bytes / 1073741824.0;
                 if (!into->ok || cfg.time_s < into->time_s) *into = cfg;
             }
@@ -152,13 +154,14 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
             for (int b = 0; b < NPD; b++) {
                 pt_placement q = pl[a][b];
                 pt_cluster cn;
-                double gb, t;
+                pt_goal_ttt t;
+                double gb;
                 if (!q.layer_dev || ms[a] > r->pt[i].gpus || cluster_of(c, r->pt[i].gpus, &cn) < 0) continue;
                 pt_place_data_parallel(g, &cn, o->dtype, q.micro * q.k, r->pt[i].gpus / ms[a], &q);
                 if (!q.fits) continue;
                 gb = worker_batch(b) * (double)(r->pt[i].gpus / ms[a]);
-                t = pt_statef_epochs(se, gb) / gb * q.step_s;
-                if (t < bt) bt = t, batch = worker_batch(b);
+                pt_goal_time_to_train(q.step_s, gb, se, g->samples_per_epoch, NULL, &t);
+                if (t.time_s < bt) bt = t.time_s, batch = worker_batch(b);
             }
         }
         if (batch == 0) continue;

@@ -1,8 +1,18 @@
 /*
  * validate.h -- predicted against measured for every row of a runs CSV
- * (SPEC section 6).  Each row becomes a model, a cluster, a job and a strategy;
- * the cost model prices it; the row's metric is derived from that price.
- * Not here: printing (src/cli/cmd_validate.c).
+ * (SPEC section 6).
+ *
+ * What it does: a harness at the top of the library, above goal: each row of
+ * a published-runs CSV becomes a model, a cluster, a job and a strategy that
+ * the cost model prices, and the row's metric is derived from that price;
+ * each row of a time-to-train CSV becomes a layer graph on a cluster whose
+ * step (src/cost/graph_cost.c) and statistical efficiency (src/goal/ttt.c)
+ * give time to train by pt_goal_time_to_train; --plans runs the search
+ * (src/plan/search.c) on every Megatron row against the published strategy.
+ * Which catalog cluster and device a row's GPU name means is data
+ * (data/gpus.json, read by src/hw/gpus.c), not code.
+ * What it does not: price anything itself (src/cost, src/goal), print
+ * (src/cli/cmd_validate.c) or fit constants (tools/fit.c calls it).
  */
 #ifndef PT_VALIDATE_H
 #define PT_VALIDATE_H

@@ -4,19 +4,25 @@
  * al., "Optimizing Multi-GPU Parallelization Strategies for Deep Learning
  * Training", IEEE Micro 39(5), 2019).
  *
- * For each device count N (powers of two up to the maximum) and each worker
- * size m (1 = data parallelism alone; 2, 4, ... up to a node), the search
- * tries worker batches of 1 to 2048 samples (at most 256 per device), split
- * over the worker's m devices by the placement of src/plan/place.c -- the
+ * What it does: for each device count N (powers of two up to the maximum)
+ * and each worker size m (1 = data parallelism alone; 2, 4, ... up to a
+ * node), tries worker batches of 1 to 2048 samples (at most 256 per device),
+ * split over the worker's m devices by the placement of src/plan/place.c -- the
  * better of the placement for the step alone and the one that also
  * balances the devices' gradient all-reduces among the most workers -- and
  * the global batch B is N/m times the worker's batch.  Time to train is
  *
  *     steps(B) x step time = E(B) * samples_per_epoch / B * step_s
  *
- * with E(B) the statistical-efficiency model of src/goal/ttt.h, so a larger
- * global batch costs epochs: that is what stops data parallelism, and what
- * hybrid parallelism avoids by reaching N devices with a smaller batch.
+ * (pt_goal_time_to_train) with E(B) the statistical-efficiency model of
+ * src/goal/ttt.h, so a larger global batch costs epochs: that is what stops
+ * data parallelism, and what hybrid parallelism avoids by reaching N devices
+ * with a smaller batch.  It sits in goal, above the planner: it calls the
+ * placement (src/plan/place.h) and the statistical efficiency, and nothing
+ * below it calls it.
+ * What it does not: place layers (src/plan/place.c), price a step
+ * (src/cost/graph_cost.c), fit E(B) (ttt.c, statef_csv.c) or print anything
+ * (src/cli/cmd_scale.c).
  */
 #ifndef PT_SCALE_H
 #define PT_SCALE_H

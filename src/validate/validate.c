@@ -9,9 +9,10 @@
  *    the notes name it (Megatron runs of 2021-22 predate it); the engine is
  *    FSDP for llm-foundry, DeepSpeed where the notes name ZeRO (Narayanan
  *    Table 2's ZeRO-3 rows), else Megatron-LM;
- *  - device from the gpu column, on DGX-style nodes of 8 (NVLink 300 GB/s,
+ *  - device and nodes from the gpu column by the "training_runs" table of
+ *    data/gpus.json (src/hw/gpus.h): DGX-style nodes of 8 (NVLink 300 GB/s,
  *    25 GB/s per GPU across nodes: Selene's 8x200 Gb/s HDR, MosaicML's
- *    1600 Gb/s RoCE per node);
+ *    1600 Gb/s RoCE per node), DGX H100 nodes for H100 rows;
  *  - empty columns: kv_heads = heads, ffn = 4h, vocab 51200 (GPT-2 BPE padded
  *    as Megatron does), dp = devices/(tp*pp*cp), vpp 1, zero 0 (Megatron's
  *    DDP), recompute none; an empty micro_batch is assumed 1 and said so.
@@ -23,9 +24,11 @@
  * Fig. 1 the transformer layers alone, as that figure counts); activation memory
  * as a percentage of the no-recompute, no-SP layer; layer_fwd_bwd_ms.
  */
-#include "plan/validate.h"
+#include "validate/validate.h"
 #include "plan/search.h"
 #include "goal/ttt.h"
+#include "cost/graph_cost.h"
+#include "hw/gpus.h"
 #include "workload/graph.h"
 #include "base/base.h"
 #include "base/csv.h"
@@ -108,7 +111,8 @@ static int build_cluster(vcache *vc, const char *gpu, int64_t n, const pt_vcalib
                          pt_vrow *r)
 {
     pt_diag d;
-    const char *dev = NULL;
+    pt_gpu_match gm;
+    int found;
     for (int i = 0; i < vc->n; i++)
         if (!strcmp(vc->e[i].gpu, gpu)) {
             if (!vc->e[i].ok) {
@@ -118,10 +122,11 @@ static int build_cluster(vcache *vc, const char *gpu, int64_t n, const pt_vcalib
             *c = vc->e[i].c;
             goto have;
         }
-    if (has_ci(gpu, "A100")) dev = has_ci(gpu, "40") ? "a100-sxm4-40g" : "a100-sxm4-80g";
-    else if (has_ci(gpu, "H100")) dev = "h100-sxm-80g";
-    else if (has_ci(gpu, "V100")) dev = "v100-sxm2-32g";
-    if (!dev) {
+    if (pt_gpu_lookup("training_runs", gpu, NULL, &gm, &found, &d) != PT_OK) {
+        skip(r, "the GPU catalog data/gpus.json is malformed");
+        return 0;
+    }
+    if (!found) {
         if (vc->n < 8) {
             pt_strlcpy(vc->e[vc->n].gpu, gpu, sizeof vc->e[vc->n].gpu);
             vc->e[vc->n++].ok = 0;
@@ -129,8 +134,7 @@ static int build_cluster(vcache *vc, const char *gpu, int64_t n, const pt_vcalib
         skip(r, "unknown gpu");
         return 0;
     }
-    if (pt_cluster_builtin(has_ci(gpu, "H100") ? "dgx-h100" : "dgx-a100-80g", c, &d) != PT_OK ||
-        pt_device_builtin(dev, &c->dev, &d) != PT_OK) {
+    if (pt_gpu_cluster(&gm, c, &d) != PT_OK) {
         skip(r, "cluster catalog is missing the device");
         return 0;
     }
@@ -342,8 +346,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
 /* ---- time-to-train rows (SPEC section 6) ---------------------------------
  * MLPerf Training rows of ResNet-50 v1.5, GNMT and Transformer-big on V100
  * systems (DGX-1: 8 V100 per node; DGX-2/2H: 16; the 2H's 450 W parts clock
- * ~5% higher, DGX-2H datasheet 2.1 vs 2.0 PFLOPS), the global batch split
- * data-parallel over every device.  MLPerf's clock runs from run_start to
+ * ~5% higher, DGX-2H datasheet 2.1 vs 2.0 PFLOPS: the "time_to_train" table
+ * of data/gpus.json), the global batch split data-parallel over every
+ * device.  MLPerf's clock runs from run_start to
  * run_stop, so the predicted time is
  *   init + epochs x (steps per epoch x step time + host per epoch)
  *        + evaluations x evaluation time
@@ -434,7 +439,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
     }
     for (;;) {
         int got = pt_csv_next(csv);
-        const char *f[T_COUNT], *graph = NULL, *clu = NULL;
+        const char *f[T_COUNT], *graph = NULL;
         pt_vrow *r, *r2;
         pt_graph g;
         pt_cluster c;
@@ -442,8 +447,12 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_ttt_eval ev;
         pt_dp_impl impl;
         pt_graph_cost gc;
+        pt_gpu_match gm;
+        pt_goal_overheads ov;
+        pt_goal_ttt t;
         int64_t n = 0;
-        double B, unit = 1.0, epochs_pred, meas_epochs, meas_min, per_dev, run_s;
+        int found;
+        double B, unit = 1.0, meas_epochs, meas_min, per_dev;
         char *end;
         if (got == 0) break;
         if (got < 0) {
@@ -475,16 +484,19 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         else if (!strncmp(f[T_WORKLOAD], "GNMT", 4)) graph = "gnmt";
         else if (!strncmp(f[T_WORKLOAD], "Transformer-big", 15)) graph = "transformer-big", unit = 28.0 / TTT_TOKEN_FILL;
         if (!graph) { skip(r, "workload not built in (resnet-50, gnmt, transformer-big)"); continue; }
-        if (!has_ci(f[T_ACCEL], "V100")) { skip(r, "accelerator has no device model (V100 rows only)"); continue; }
+        if (pt_gpu_lookup("time_to_train", f[T_ACCEL], f[T_SYSTEM], &gm, &found, d) != PT_OK) {
+            pt_validate_free(out);
+            return PT_EINPUT;
+        }
+        if (!found) { skip(r, "accelerator has no device model (V100 rows only)"); continue; }
         if (strncmp(f[T_SOURCE], "mlcommons", 9)) { skip(r, "not an MLPerf run (system and batch not given)"); continue; }
         if (num(f[T_N], &n) <= 0 || n < 1 || !f[T_GBS][0]) { skip(r, "n_accel or global_batch not given"); continue; }
         B = strtod(f[T_GBS], &end) / unit;
         if (*end || !(B > 0 && B < 1e15)) { skip(r, "global_batch is not a number > 0"); continue; }
         meas_epochs = strtod(f[T_EPOCHS], &end);
         meas_min = r->measured;
-        clu = has_ci(f[T_SYSTEM], "dgx2") ? "dgx-2-v100" : "dgx-1-v100";
         if (pt_graph_builtin(graph, &g, d) != PT_OK) return PT_EINPUT;
-        if (pt_cluster_builtin(clu, &c, d) != PT_OK) {
+        if (pt_gpu_cluster(&gm, &c, d) != PT_OK) {
             pt_graph_free(&g);
             return PT_EINPUT;
         }
@@ -504,10 +516,6 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             c.dev.kernel_us = calib->kernel_us;
             for (int j = 0; j < c.nlevels; j++) c.level[j].efficiency = calib->level_eff[j];
         }
-        if (has_ci(f[T_ACCEL], "-H")) { /* DGX-2H: 450 W V100s */
-            c.dev.tflops_fp16 *= 1.05;
-            c.dev.tflops_bf16 *= 1.05;
-        }
         pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]),
                               strstr(f[T_SOURCE], "v0.5") ? "v0.5" : "v0.6", &se);
         pt_ttt_eval_builtin(graph, &ev);
@@ -519,14 +527,14 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             if (!strcmp(graph, "transformer-big")) impl.after_backward = 1;
         }
         pt_graph_step_dp(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &impl, &gc);
-        epochs_pred = pt_statef_epochs(&se, B);
         snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device", graph,
-                 (long long)n, c.dev.name, clu, B, per_dev);
-        run_s = (strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S) +
-                epochs_pred * (g.samples_per_epoch / B * gc.step_time_s +
-                               (unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0)) +
-                pt_ttt_evals(&ev, epochs_pred) * pt_ttt_eval_s(&g, &c, PT_FP16, &ev);
-        r->predicted = run_s / 60.0;
+                 (long long)n, c.dev.name, gm.cluster, B, per_dev);
+        ov.fixed_s = strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S;
+        ov.per_epoch_s = unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0;
+        ov.eval = &ev;
+        ov.eval_s = pt_ttt_eval_s(&g, &c, PT_FP16, &ev);
+        pt_goal_time_to_train(gc.step_time_s, B, &se, g.samples_per_epoch, &ov, &t);
+        r->predicted = t.time_s / 60.0;
         r->is_time = 1;
         r->fits = 1;
         r->error = r->predicted / r->measured - 1.0;
@@ -536,7 +544,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             *r2 = *r;
             pt_strlcpy(r2->metric, "epochs_to_target", sizeof r2->metric);
             r2->measured = meas_epochs;
-            r2->predicted = epochs_pred;
+            r2->predicted = t.epochs;
             r2->is_time = 0;
             r2->error = r2->predicted / r2->measured - 1.0;
         }
