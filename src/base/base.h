@@ -28,8 +28,59 @@ pt_status pt_diag_set(pt_diag *d, const char *file, const char *field, const cha
 /* Reads a whole file into a malloc'd NUL-terminated buffer the caller frees. */
 pt_status pt_read_file(const char *path, char **text, pt_diag *d);
 
-/* Writes data to path through a temporary file and rename (never half-written). */
+/* Writes data to path through a temporary file and rename (never half-written);
+ * see pt_write_files_atomic. */
 pt_status pt_write_file_atomic(const char *path, const char *data, size_t n, pt_diag *d);
+
+/* One output of a command: where it goes and what it holds. */
+typedef struct pt_output {
+    const char *path;
+    const char *data;
+    size_t n;
+} pt_output;
+
+/* Writes all of a command's outputs, or replaces none of them.  A target that
+ * is a regular file or is not there gets a temporary file that mkstemp makes
+ * in its directory (never a predictable name, never a link followed), renamed
+ * over it once every output is written; a symlink to a regular file keeps
+ * being a link (its target is replaced).  A target that exists and is not a
+ * regular file (a FIFO, /dev/stdout on a pipe or terminal, /dev/null) cannot
+ * be replaced: it is opened and written in place, after the temporary files
+ * are ready.  A directory is refused.  Temporary files never outlive the call. */
+pt_status pt_write_files_atomic(const pt_output *outs, int n, pt_diag *d);
+
+/* The allocation hook (after Lua's lua_Alloc): with nsize 0 it frees ptr
+ * (osize its size) and returns NULL; otherwise it returns a block of nsize
+ * bytes holding the first min(osize, nsize) bytes of ptr (ptr NULL: a new
+ * block), or NULL when out of memory (ptr untouched).  Tests pass one that
+ * fails on purpose. */
+typedef void *(*pt_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+/* malloc/realloc/free. */
+void *pt_alloc_default(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* A bump allocator: blocks from the hook (the first of first_bytes, each next
+ * twice the last), handed out 16-byte aligned and zeroed, all freed at once.
+ * After one failure every later allocation fails too, so a caller may check
+ * once at the end. */
+typedef struct pt_arena {
+    pt_alloc_fn alloc;
+    void *ud;
+    struct pt_arena_block *head;
+    size_t next_bytes;
+    int blocks;          /* blocks taken from the hook, e.g. 1          */
+    int failed;          /* an allocation failed                        */
+} pt_arena;
+
+void pt_arena_init(pt_arena *a, pt_alloc_fn fn, void *ud, size_t first_bytes);
+/* n zeroed bytes, or NULL (out of memory, or n beyond 2^40). */
+void *pt_arena_alloc(pt_arena *a, size_t n);
+/* count x size zeroed bytes, the product checked for overflow. */
+void *pt_arena_array(pt_arena *a, size_t count, size_t size);
+void pt_arena_free(pt_arena *a);
+
+/* Length of a UTF-8 byte-order mark at the start of text (3), or 0: the
+ * parsers skip it. */
+size_t pt_bom_len(const char *text);
 
 /* Finds where the value at `path` starts in JSON text; path uses "a.b[2].c".
  * Returns 1 and sets line/col (1-based) when found. */

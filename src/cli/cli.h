@@ -36,6 +36,10 @@ int cli_job_option(cli_job *o, const char *a, const char *v);
  * NULL); returns 0 or the exit status. */
 int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
                        const char *trace, const char *svg);
+/* The same, and out_text to out as well (out may be NULL): all of them or
+ * none (pt_write_files_atomic). */
+int cli_write_outputs(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
+                      const char *trace, const char *svg, const char *out, const char *out_text);
 
 /* Loads model and cluster for the job options; fills seq_len default. */
 int cli_load(cli_job *o, pt_model *m, pt_cluster *c);

@@ -358,30 +358,37 @@ int cmd_plan(int argc, char **argv)
         pt_search_free(&r);
         return 1;
     }
-    if (trace || svg) {
-        pt_sim_result sim;
-        if ((s = pt_sim_run(&m, &c, &o.job, &r.plans[0].st, &sim, &d)) != PT_OK) {
-            pt_search_free(&r);
-            return cli_fail(s, &d);
+    if (trace || svg || export_fmt) {
+        /* the export first, then every file at once: a failure writes none */
+        char *text = NULL;
+        if (export_fmt) {
+            pt_export_fmt fmt;
+            pt_export_parse_fmt(export_fmt, &fmt);
+            if ((s = pt_emit_export(fmt, &m, &c, &o.job, &r.plans[0].st, &text, &d)) != PT_OK) {
+                pt_search_free(&r);
+                return cli_fail(s, &d);
+            }
         }
-        rc = cli_write_timeline(&sim, &m, &r.plans[0].st, trace, svg);
-        pt_sim_free(&sim);
-        if (rc) {
+        rc = 0;
+        if (trace || svg) {
+            pt_sim_result sim;
+            if ((s = pt_sim_run(&m, &c, &o.job, &r.plans[0].st, &sim, &d)) != PT_OK) {
+                free(text);
+                pt_search_free(&r);
+                return cli_fail(s, &d);
+            }
+            rc = cli_write_outputs(&sim, &m, &r.plans[0].st, trace, svg, text ? out : NULL, text);
+            pt_sim_free(&sim);
+        } else if (out) {
+            s = pt_write_file_atomic(out, text, strlen(text), &d);
+            if (s != PT_OK) rc = cli_fail(s, &d);
+        }
+        if (export_fmt && !out && !rc) fputs(text, stdout);
+        free(text);
+        if (rc || export_fmt) {
             pt_search_free(&r);
             return rc;
         }
-    }
-    if (export_fmt) {
-        pt_export_fmt fmt;
-        char *text = NULL;
-        pt_export_parse_fmt(export_fmt, &fmt);
-        s = pt_emit_export(fmt, &m, &c, &o.job, &r.plans[0].st, &text, &d);
-        pt_search_free(&r);
-        if (s != PT_OK) return cli_fail(s, &d);
-        if (out) s = pt_write_file_atomic(out, text, strlen(text), &d);
-        else fputs(text, stdout);
-        free(text);
-        return s == PT_OK ? 0 : cli_fail(s, &d);
     }
     if (o.json) {
         json_t *j = json_object(), *plans = json_array();

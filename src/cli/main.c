@@ -109,25 +109,30 @@ int cli_job_option(cli_job *o, const char *a, const char *v)
     return 0;
 }
 
+int cli_write_outputs(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
+                      const char *trace, const char *svg, const char *out, const char *out_text)
+{
+    pt_diag d;
+    pt_status s = PT_OK;
+    char *text[2] = {NULL, NULL};
+    pt_output o[3];
+    int n = 0;
+    /* every output made in memory first: a failure replaces no file */
+    if (trace && (s = pt_emit_trace(r, m, st, &text[0], &d)) == PT_OK)
+        o[n++] = (pt_output){trace, text[0], strlen(text[0])};
+    if (s == PT_OK && svg && (s = pt_emit_svg(r, m, st, &text[1], &d)) == PT_OK)
+        o[n++] = (pt_output){svg, text[1], strlen(text[1])};
+    if (s == PT_OK && out) o[n++] = (pt_output){out, out_text, strlen(out_text)};
+    if (s == PT_OK) s = pt_write_files_atomic(o, n, &d);
+    free(text[0]);
+    free(text[1]);
+    return s == PT_OK ? 0 : cli_fail(s, &d);
+}
+
 int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
                        const char *trace, const char *svg)
 {
-    pt_diag d;
-    pt_status s;
-    char *text = NULL;
-    if (trace) {
-        if ((s = pt_emit_trace(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
-        s = pt_write_file_atomic(trace, text, strlen(text), &d);
-        free(text);
-        if (s != PT_OK) return cli_fail(s, &d);
-    }
-    if (svg) {
-        if ((s = pt_emit_svg(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
-        s = pt_write_file_atomic(svg, text, strlen(text), &d);
-        free(text);
-        if (s != PT_OK) return cli_fail(s, &d);
-    }
-    return 0;
+    return cli_write_outputs(r, m, st, trace, svg, NULL, NULL);
 }
 
 int cli_load(cli_job *o, pt_model *m, pt_cluster *c)
