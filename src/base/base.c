@@ -242,6 +242,22 @@ pt_status pt_write_file_atomic(const char *path, const char *data, size_t n, pt_
     return pt_write_files_atomic(&o, 1, d);
 }
 
+pt_status pt_job_check(const pt_job *job, pt_diag *d)
+{
+    char v[32];
+    if (job->seq_len < 1 || job->seq_len > PT_MAX_SEQ_LEN) {
+        snprintf(v, sizeof v, "%lld", (long long)job->seq_len);
+        return pt_diag_set(d, NULL, "seq_len", v, "seq_len=%s is outside 1..%lld tokens", v,
+                           (long long)PT_MAX_SEQ_LEN);
+    }
+    if (job->global_batch < 0 || job->global_batch > PT_MAX_GLOBAL_BATCH) {
+        snprintf(v, sizeof v, "%lld", (long long)job->global_batch);
+        return pt_diag_set(d, NULL, "global_batch", v, "global_batch=%s is outside 1..%lld sequences", v,
+                           (long long)PT_MAX_GLOBAL_BATCH);
+    }
+    return PT_OK;
+}
+
 /* ---- allocation ------------------------------------------------------------ */
 
 void *pt_alloc_default(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -653,6 +669,24 @@ pt_status pt_json_str(pt_jctx *jc, const json_t *obj, const char *path, const ch
     if (strlen(json_string_value(v)) >= n)
         return pt_jerr(jc, full, v, "is longer than %zu characters", n - 1);
     pt_strlcpy(buf, json_string_value(v), n);
+    return PT_OK;
+}
+
+pt_status pt_json_name(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                       int required, char *buf, size_t n, int *found)
+{
+    pt_status st = pt_json_str(jc, obj, path, key, required, buf, n, found);
+    if (st != PT_OK) return st;
+    for (size_t i = 0; buf[i]; i++) {
+        unsigned char ch = (unsigned char)buf[i];
+        if (ch < 0x20 || ch == 0x7F) {
+            char full[256];
+            pt_path_join(full, sizeof full, path, key);
+            return pt_jerr(jc, full, json_object_get(obj, key), "holds the control character 0x%02X at "
+                           "byte %zu (a name is printed in tables and files: letters, digits, "
+                           "punctuation, spaces)", ch, i);
+        }
+    }
     return PT_OK;
 }
 

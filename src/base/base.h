@@ -78,6 +78,14 @@ void *pt_arena_alloc(pt_arena *a, size_t n);
 void *pt_arena_array(pt_arena *a, size_t count, size_t size);
 void pt_arena_free(pt_arena *a);
 
+/* Limits on a job that keep every count the library forms in range (tokens
+ * per step < 2^54, exact in a double): seq_len 1..2^24 tokens, global_batch
+ * 0 (not given) ..2^30 sequences. */
+#define PT_MAX_SEQ_LEN ((int64_t)1 << 24)
+#define PT_MAX_GLOBAL_BATCH ((int64_t)1 << 30)
+/* Refuses a job outside those limits, naming the field and the value. */
+pt_status pt_job_check(const pt_job *job, pt_diag *d);
+
 /* Length of a UTF-8 byte-order mark at the start of text (3), or 0: the
  * parsers skip it. */
 size_t pt_bom_len(const char *text);
@@ -111,6 +119,10 @@ pt_status pt_json_int(pt_jctx *jc, const json_t *obj, const char *path, const ch
 /* obj[key] as a string copied into buf. */
 pt_status pt_json_str(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
                       int required, char *buf, size_t n, int *found);
+/* The same for a name (a cluster, a level, a graph, a layer): a control
+ * character (below 0x20, or 0x7F) is refused with its byte and offset. */
+pt_status pt_json_name(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                       int required, char *buf, size_t n, int *found);
 /* obj[key] as a boolean (JSON true/false). */
 pt_status pt_json_bool(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
                        int *out, int *found);

@@ -278,6 +278,7 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
     int64_t per_step, mb;
     pt_status rc;
 #define VAL(x) (snprintf(v, sizeof v, "%lld", (long long)(x)), v)
+    if ((rc = pt_job_check(job, d)) != PT_OK) return rc; /* seq_len, global_batch in range */
     {
         /* every degree at least 1 before anything divides by it */
         const int deg[8] = {st->tp, st->pp, st->dp, st->cp, st->ep, st->etp, st->vpp, st->mbs};

@@ -357,6 +357,23 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
     s.r = r;
     s.pp = st->pp;
     s.M = st->gbs / ((int64_t)st->mbs * st->dp);
+    {
+        /* the replay keeps every operation of the step: bound its memory and
+         * time (gbs=10^8 on one pipeline took 59 s and 13.5 GB) */
+        pt_status js = pt_job_check(job, d);
+        int64_t V = (int64_t)st->pp * (st->schedule == PT_SCHED_INTERLEAVED ? st->vpp
+                                       : st->schedule == PT_SCHED_ZBV ? 2 : 1);
+        if (js != PT_OK) return js;
+        if (s.M > PT_SIM_MAX_MICROBATCHES || s.M * V > PT_SIM_MAX_OPS) {
+            char v[32];
+            snprintf(v, sizeof v, "%lld", (long long)s.M);
+            return pt_diag_set(d, NULL, "gbs", v, "the simulator replays at most %lld micro-batches per "
+                               "pipeline and %lld micro-batch x virtual-stage operations; this step has %s "
+                               "micro-batches (gbs / (mbs * dp)) on %lld virtual stages",
+                               (long long)PT_SIM_MAX_MICROBATCHES, (long long)PT_SIM_MAX_OPS, v,
+                               (long long)V);
+        }
+    }
     switch (st->schedule) {
     case PT_SCHED_INTERLEAVED: s.chunks = st->vpp; break;
     case PT_SCHED_ZBV: s.chunks = 2; break;

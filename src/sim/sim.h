@@ -63,7 +63,15 @@ typedef struct pt_sim_result {
     pt_sim_mem *mem;          /* in time order per rank                      */
 } pt_sim_result;
 
-/* Simulates one step of st (already checked).  PT_ENOMEM on allocation failure. */
+/* The largest step the simulator replays: micro-batches per pipeline, and
+ * micro-batches x virtual stages (each is a few operations and events; 2^20
+ * of them take about a second and 200 MB).  Larger steps are refused with
+ * the limits named (PT_EINPUT); the analytic model prices them. */
+#define PT_SIM_MAX_MICROBATCHES ((int64_t)1 << 16)
+#define PT_SIM_MAX_OPS ((int64_t)1 << 20)
+
+/* Simulates one step of st (already checked).  PT_EINPUT beyond the limits
+ * above or for a job pt_job_check refuses; PT_ENOMEM on allocation failure. */
 pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
                      const pt_strategy *st, pt_sim_result *r, pt_diag *d);
 void pt_sim_free(pt_sim_result *r);

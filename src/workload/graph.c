@@ -565,14 +565,14 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
     memset(g, 0, sizeof *g);
     if (!root) return PT_EINPUT;
     if ((st = pt_json_only_keys(&jc, root, "", top_keys)) != PT_OK ||
-        (st = pt_json_str(&jc, root, "", "name", 1, g->name, sizeof g->name, NULL)) != PT_OK)
+        (st = pt_json_name(&jc, root, "", "name", 1, g->name, sizeof g->name, NULL)) != PT_OK)
         goto done;
     if (!g->name[0]) {
         st = pt_jerr(&jc, "name", json_object_get(root, "name"), "must not be empty");
         goto done;
     }
     pt_strlcpy(g->sample, "sample", sizeof g->sample);
-    if ((st = pt_json_str(&jc, root, "", "sample", 0, g->sample, sizeof g->sample, NULL)) != PT_OK ||
+    if ((st = pt_json_name(&jc, root, "", "sample", 0, g->sample, sizeof g->sample, NULL)) != PT_OK ||
         (st = pt_json_num(&jc, root, "", "samples_per_epoch", 0, &g->samples_per_epoch, NULL)) != PT_OK)
         goto done;
     if (g->samples_per_epoch < 0) {
@@ -598,7 +598,7 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
             goto done;
         }
         if ((st = pt_json_only_keys(&jc, o, path, layer_keys)) != PT_OK ||
-            (st = pt_json_str(&jc, o, path, "name", 1, name, sizeof name, NULL)) != PT_OK ||
+            (st = pt_json_name(&jc, o, path, "name", 1, name, sizeof name, NULL)) != PT_OK ||
             (st = pt_json_str(&jc, o, path, "op", 1, op, sizeof op, NULL)) != PT_OK)
             goto done;
         if (op_of(op) < 0) {
@@ -709,7 +709,7 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
             k = strlen(d->msg);
             pt_strlcpy(d->msg + k, ": ", sizeof d->msg - k);
             pt_strlcpy(d->msg + k + 2, msg, sizeof d->msg - k - 2);
-            if (pt_json_locate(text, path, &line, &col)) d->line = line, d->col = col;
+            if (pt_json_locate(jc.text, path, &line, &col)) d->line = line, d->col = col;
             goto done;
         }
     }
