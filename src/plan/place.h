@@ -38,6 +38,7 @@
 #define PT_PLACE_H
 
 #include "partita.h"
+#include "base/base.h"
 #include "workload/graph.h"
 
 /* A placement problem: n nodes in topological order (edges u < v). */
@@ -55,6 +56,8 @@ typedef struct pt_pprob {
     int *inoff, *inedge;  /* [n + 1], [ne]: the edges into each node        */
     double critical;      /* the latency with no transfers and a device per
                            * node: every placement's latency >= it          */
+    double *work;         /* [n] scratch for the objective, or NULL (then it
+                           * allocates per call); a placement sets it        */
 } pt_pprob;
 
 /* Precomputes the priority order and each node's incoming edges, which the
@@ -117,6 +120,10 @@ typedef struct pt_place_opts {
                            * search balances them)                         */
     int ilp_nodes;        /* its branch-and-bound node budget              */
     double ilp_seconds;   /* its wall-clock limit                          */
+    pt_alloc_fn alloc;    /* where the placement's memory comes from (NULL:
+                           * malloc): one arena for all its work, plus the
+                           * answer's layer_dev; tests inject failures here */
+    void *alloc_ud;
 } pt_place_opts;
 
 typedef struct pt_placement {
@@ -138,7 +145,12 @@ typedef struct pt_placement {
     double grad_window_s[64];
     double mem_bytes;     /* the fullest device                             */
     int fits;
-    int *layer_dev;       /* [g->n] device of each layer (owned)            */
+    int *layer_dev;       /* [g->n] device of each layer (owned, from the
+                           * opts' alloc hook; pt_placement_free frees it)  */
+    pt_alloc_fn alloc;
+    void *alloc_ud;
+    size_t layer_dev_bytes;
+    int arena_blocks;     /* blocks the placement's arena took, e.g. 1      */
 } pt_placement;
 
 /* The best placement of g on o->m devices of c (the worker's devices are

@@ -87,4 +87,35 @@ refused 'ctl.json:1:2: name: .* holds the control character 0x1B at byte 1' \
 sed 's/"name": "conv1"/"name": "conv\\u00071"/' tests/data/graph/small_cnn.json >"$tmp/ctl_graph.json"
 refused 'layers\[1\].name: .* holds the control character 0x07 at byte 4' \
     $P scale "$tmp/ctl_graph.json" --cluster dgx-1-v100 --max-gpus 8 --stat-eff tests/data/statef/small_cnn.csv
+# layer graphs: a 1,000-layer residual network is placed in seconds (the
+# coarsening was O(n^3) with three n x n matrices: over two minutes), and a
+# graph file over 100,000 layers is refused with the limit named (name lookup
+# was a list scan: 10^6 layers took over 100 s to read)
+python3 - "$tmp" <<'PY'
+import json, sys
+def graph(n, path):
+    L = [{"name": "tokens", "op": "input", "shape": [16]},
+         {"name": "emb", "op": "embedding", "vocab": 1000, "dim": 64}]
+    prev, i = "emb", 0
+    while len(L) < n - 1:
+        a, b, s = "b%d.fc1" % i, "b%d.fc2" % i, "b%d.add" % i
+        L += [{"name": a, "op": "linear", "out": 64, "relu": True, "in": prev},
+              {"name": b, "op": "linear", "out": 64},
+              {"name": s, "op": "add", "in": [b, prev]}]
+        prev, i = s, i + 1
+    L = L[:n - 1]
+    L.append({"name": "loss", "op": "loss", "classes": 1000, "in": L[-1]["name"]})
+    json.dump({"name": "res%d" % n, "sample": "sequence", "samples_per_epoch": 100000, "layers": L},
+              open(path, "w"))
+graph(1000, sys.argv[1] + "/g1000.json")
+graph(100001, sys.argv[1] + "/g100001.json")
+PY
+timeout 60 $P scale "$tmp/g1000.json" --cluster dgx-1-v100 --max-gpus 8 --stat-eff tests/data/statef/small_cnn.csv \
+    >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -eq 124 ] && bad "scale on a 1,000-layer graph did not answer within 60 s"
+[ $rc -eq 0 ] || bad "scale on a 1,000-layer graph: exit $rc ($(cat "$tmp/e"))"
+grep -q "hybrid gain at scale" "$tmp/o" || bad "scale on a 1,000-layer graph: no table"
+refused "layers: has 100001 layers; a graph file holds at most 100000" \
+    $P scale "$tmp/g100001.json" --cluster dgx-1-v100 --max-gpus 8 --stat-eff tests/data/statef/small_cnn.csv
 exit $fail
