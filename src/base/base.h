@@ -6,6 +6,10 @@
  * strictly (an unknown key is an error: typos cost GPU-days).  jansson does not
  * keep positions of values, so pt_json_locate re-scans the text to find where a
  * field path ("levels[1].bw_GBps") starts.
+ * It also writes a command's outputs all or none (pt_write_files_atomic:
+ * mkstemp temporaries renamed over the targets; FIFOs and devices written in
+ * place), bounds a job (pt_job_check), and holds the allocation hook and the
+ * arena that place.c allocates from (after Lua's lua_Alloc).
  * What it does not: know anything about models, clusters or strategies.
  */
 #ifndef PT_BASE_H

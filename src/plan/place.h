@@ -32,6 +32,14 @@
  *     the same on every machine, a wall-clock limit is the safety net;
  *   - pt_pprob_heuristic: the better of the DP and a greedy start, improved
  *     by moving and swapping nodes while J drops.
+ * Memory: a placement takes everything it works with from one arena
+ * (pt_arena, src/base) filled through pt_place_opts.alloc, a realloc-style
+ * hook (NULL: malloc): one block when the first guess holds, freed at once,
+ * plus the answer's layer_dev.  The local search allocates nothing (the
+ * objective runs in the problem's scratch, pt_pprob.work); out of memory is
+ * PT_ENOMEM.  GLPK keeps its own allocator.
+ * Sizes: the coarsening is near-linear in layers and edges (place.c says
+ * how), so graphs up to PT_GRAPH_MAX_LAYERS place in seconds.
  * Not here: statistical efficiency and time to train (src/goal).
  */
 #ifndef PT_PLACE_H

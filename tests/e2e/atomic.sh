@@ -2,7 +2,10 @@
 # Outputs are written atomically (pt_write_file_atomic: a temporary file in the
 # same directory, then rename): a failed export leaves an existing --out file
 # as it was, a write that fails leaves nothing behind, and a successful one
-# replaces the file whole.  No "*.tmp.*" file is ever left over.
+# replaces the file whole.  No "*.tmp.*" file is ever left over.  The temporary
+# name comes from mkstemp (a link planted at the old predictable OUT.tmp.PID is
+# not followed); a FIFO or /dev/stdout is written in place, not replaced; a
+# link to a file stays a link; a command's outputs are written all or none.
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 P=$BUILD/partita
