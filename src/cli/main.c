@@ -117,6 +117,11 @@ int cli_write_outputs(const pt_sim_result *r, const pt_model *m, const pt_strate
     char *text[2] = {NULL, NULL};
     pt_output o[3];
     int n = 0;
+    if (r && r->window && (trace || svg)) /* the events are a window, not the step */
+        return cli_usage("--trace/--svg: the simulator replays at most %lld micro-batches per pipeline "
+                         "(PT_SIM_MAX_MICROBATCHES); this step has %lld and was extrapolated from %lld",
+                         (long long)PT_SIM_MAX_MICROBATCHES, (long long)r->microbatches,
+                         (long long)r->window);
     /* every output made in memory first: a failure replaces no file */
     if (trace && (s = pt_emit_trace(r, m, st, &text[0], &d)) == PT_OK)
         o[n++] = (pt_output){trace, text[0], strlen(text[0])};

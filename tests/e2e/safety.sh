@@ -33,9 +33,22 @@ refused "seq_len=9223372036854775807 is outside 1..16777216" \
     $P plan llama3-8b --cluster dgx-h100 --gpus 16 --global-batch 64 --seq-len 9223372036854775807
 refused "seq_len=9223372036854775807 is outside" \
     $P eval llama3-8b --cluster dgx-h100 --gpus 16 --strategy "tp=8" --global-batch 64 --seq-len 9223372036854775807
-# gbs=10^8 on one pipeline: 59 s and 13.5 GB in the simulator before
-refused "the simulator replays at most 65536 micro-batches" \
-    $P eval llama3-8b --cluster dgx-h100 --gpus 8 --strategy "tp=8 gbs=100000000" --seq-len 2048 --simulate
+# gbs=10^8 on one pipeline: 59 s and 13.5 GB in the simulator before; now
+# replayed for a window and extrapolated, within 0.1% of the analytic step
+# (as small counts are), and a timeline of it is refused with the limit named
+timeout 20 $P eval llama3-8b --cluster dgx-h100 --gpus 8 --strategy "tp=8 gbs=100000000" --seq-len 2048 \
+    --simulate --json >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -eq 124 ] && bad "eval --simulate at gbs=10^8 did not answer within 20 s"
+[ $rc -eq 0 ] || bad "eval --simulate at gbs=10^8: exit $rc ($(cat "$tmp/e"))"
+python3 - "$tmp/o" <<'PY' || bad "eval --simulate at gbs=10^8: simulated step not within 0.1% of the analytic one"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert abs(j["simulated_step_time_s"] / j["step_time_s"] - 1) < 1e-3, j
+PY
+refused "the simulator replays at most 65536 micro-batches per pipeline (PT_SIM_MAX_MICROBATCHES); this step has 100000000" \
+    $P eval llama3-8b --cluster dgx-h100 --gpus 8 --strategy "tp=8 gbs=100000000" --seq-len 2048 --trace "$tmp/t.json"
+[ -e "$tmp/t.json" ] && bad "a refused --trace wrote its file"
 # a later duplicate in --space silently won
 refused "tp is given twice" $P plan $job --global-batch 64 --space "tp=2 tp=4"
 
