@@ -51,6 +51,27 @@ static inline char *fz_text(const uint8_t *data, size_t size)
     return t;
 }
 
+/* text with a UTF-8 byte-order mark in front (malloc'd), or NULL when text
+ * already starts with one.  Every parser skips a leading mark, so the twin
+ * must read the same: the same status, and on an error the same message at
+ * the same line and column (fz_same_diag). */
+static inline char *fz_with_bom(const char *text)
+{
+    size_t n = strlen(text);
+    char *t;
+    if (!strncmp(text, "\xEF\xBB\xBF", 3)) return NULL;
+    if (!(t = malloc(n + 4))) abort();
+    memcpy(t, "\xEF\xBB\xBF", 3);
+    memcpy(t + 3, text, n + 1);
+    return t;
+}
+
+static inline void fz_same_diag(const pt_diag *a, const pt_diag *b)
+{
+    FZ_CHECK(strcmp(a->msg, b->msg) == 0);
+    FZ_CHECK(a->line == b->line && a->col == b->col);
+}
+
 static inline int fz_terminated(const char *s, size_t n)
 {
     return memchr(s, '\0', n) != NULL;

@@ -92,6 +92,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&d, 0, sizeof d);
     st = pt_cluster_parse(text, FILE_NAME, &c, &d);
     FZ_CHECK(st == PT_OK || st == PT_EINPUT);
+    {
+        char *twin = fz_with_bom(text);
+        if (twin) {
+            pt_cluster c2;
+            pt_diag d2;
+            memset(&c2, 0, sizeof c2);
+            memset(&d2, 0, sizeof d2);
+            FZ_CHECK(pt_cluster_parse(twin, FILE_NAME, &c2, &d2) == st);
+            if (st == PT_OK) FZ_CHECK(memcmp(&c, &c2, sizeof c) == 0);
+            else fz_same_diag(&d, &d2);
+            free(twin);
+        }
+    }
     if (st == PT_OK) {
         static const int64_t sizes[] = {1, 8, 9, 72, 1024, 4096};
         check_cluster(&c);

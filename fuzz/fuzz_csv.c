@@ -24,6 +24,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&d, 0, sizeof d);
     s = pt_validate_csv(text, FILE_NAME, NULL, &r, &d);
     FZ_CHECK(s == PT_OK || s == PT_EINPUT);
+    {
+        char *twin = fz_with_bom(text);
+        if (twin) {
+            pt_vresult r2;
+            pt_diag d2;
+            memset(&d2, 0, sizeof d2);
+            FZ_CHECK(pt_validate_csv(twin, FILE_NAME, NULL, &r2, &d2) == s);
+            if (s == PT_OK) {
+                FZ_CHECK(r2.n == r.n && r2.predicted == r.predicted);
+                pt_validate_free(&r2);
+            } else {
+                fz_same_diag(&d, &d2);
+            }
+            free(twin);
+        }
+    }
     if (s == PT_OK) {
         int prev = 0;
         FZ_CHECK(r.n >= 0 && r.predicted + r.skipped == r.n);

@@ -49,6 +49,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&d, 0, sizeof d);
     st = pt_graph_parse(text, FILE_NAME, &g, &d);
     FZ_CHECK(st == PT_OK || st == PT_EINPUT);
+    {
+        char *twin = fz_with_bom(text);
+        if (twin) {
+            pt_graph g2;
+            pt_diag d2;
+            memset(&d2, 0, sizeof d2);
+            FZ_CHECK(pt_graph_parse(twin, FILE_NAME, &g2, &d2) == st);
+            if (st == PT_OK) {
+                FZ_CHECK(g2.n == g.n && memcmp(g2.l, g.l, (size_t)g.n * sizeof *g.l) == 0);
+                pt_graph_free(&g2);
+            } else {
+                fz_same_diag(&d, &d2);
+            }
+            free(twin);
+        }
+    }
     if (st == PT_OK) {
         double p = pt_graph_params(&g), f = pt_graph_flops(&g);
         FZ_CHECK(g.n >= 1 && g.l != NULL);

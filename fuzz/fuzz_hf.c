@@ -36,6 +36,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         fz_check_diag(&d, FILE_NAME);
     }
+    {
+        char *twin = fz_with_bom(text);
+        if (twin) {
+            pt_model m2;
+            pt_diag d2;
+            memset(&m2, 0, sizeof m2);
+            memset(&d2, 0, sizeof d2);
+            FZ_CHECK(pt_hf_parse(twin, FILE_NAME, &m2, &d2) == st);
+            if (st == PT_OK) FZ_CHECK(memcmp(&m, &m2, sizeof m) == 0);
+            else fz_same_diag(&d, &d2);
+            free(twin);
+        }
+    }
     free(text);
     return 0;
 }

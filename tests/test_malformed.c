@@ -22,6 +22,7 @@
  * the table when a message changes on purpose).  Runs from the repository
  * root (tests/data is a directory it names).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,8 +35,10 @@
 #include <cmocka.h>
 
 #include "base/base.h"
+#include "base/csv.h"
 #include "partita.h"
 #include "plan/search.h"
+#include "sim/sim.h"
 #include "validate/validate.h"
 
 typedef enum kind {
@@ -619,6 +622,143 @@ static void test_millions_of_devices(void **state)
     assert_string_equal(d.msg, "devices: 2147483648 is not in [1, 2147483647]");
 }
 
+/* The library refuses huge-but-legal numbers itself (for library users and
+ * the fuzzers; the CLI refuses them earlier too), naming the field and the
+ * limit: --top beyond 10000 (calloc of 200000000 plans crashed), threads
+ * outside 1..1024 (4294967296 ran one thread), a global batch beyond 2^30
+ * (the batch list overflowed and never ended), seq_len beyond 2^24 (HFU came
+ * out 114% at 2^63-1), a --space key given twice (the later one won). */
+static void test_library_bounds(void **state)
+{
+    pt_model m;
+    pt_cluster c;
+    pt_search_opts o;
+    pt_search_result r;
+    pt_job j = {2048, 64, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_diag d;
+    pt_space sp;
+    (void)state;
+    assert_int_equal(pt_model_builtin("llama3-8b", &m, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 16, &d), PT_OK);
+    memset(&o, 0, sizeof o);
+    pt_space_init(&o.space);
+    o.top_k = 200000000, o.threads = 1, o.prune = 1, o.gbs_lo = o.gbs_hi = 64;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "--top 200000000 is outside 1..10000");
+    assert_string_equal(d.field, "top");
+    o.top_k = 5, o.threads = 0;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "--threads 0 is outside 1..1024");
+    o.threads = 1025;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_EINPUT);
+    o.threads = 1, o.gbs_lo = 1, o.gbs_hi = (int64_t)1 << 62;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "--global-batch 1..4611686018427387904 is not within 1..1073741824 sequences");
+    /* the largest allowed range ends, and quickly */
+    o.gbs_hi = (int64_t)1 << 30;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+    pt_search_free(&r);
+    o.gbs_lo = o.gbs_hi = 64;
+    j.seq_len = INT64_MAX;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "seq_len=9223372036854775807 is outside 1..16777216 tokens");
+    assert_string_equal(d.field, "seq_len");
+    j.seq_len = 2048, j.global_batch = ((int64_t)1 << 30) + 1;
+    assert_int_equal(pt_job_check(&j, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "global_batch=1073741825 is outside 1..1073741824 sequences");
+    j.global_batch = 64;
+    assert_int_equal(pt_job_check(&j, &d), PT_OK);
+    /* pt_strategy_check sees the job too (eval) */
+    {
+        pt_strategy st;
+        unsigned set;
+        pt_job big = j;
+        big.seq_len = (int64_t)1 << 25;
+        assert_int_equal(pt_strategy_parse("tp=8", &st, &set, &d), PT_OK);
+        assert_int_equal(pt_strategy_resolve(&st, set, &m, &c, &big, &d), PT_EINPUT);
+        assert_string_equal(d.field, "seq_len");
+    }
+    pt_space_init(&sp);
+    assert_int_equal(pt_space_parse("tp=2 pp=1..4 tp=4", "--space", &sp, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "tp is given twice (give one list A,B,C or one range LO..HI)");
+    assert_int_equal(d.col, 14);
+    pt_space_init(&sp);
+    assert_int_equal(pt_space_parse("tp=2,4 pp=1..4", "--space", &sp, &d), PT_OK);
+}
+
+/* A step of more micro-batches than the simulator replays (65536 per
+ * pipeline) is replayed for a window and extrapolated: 1F1B on 4 stages,
+ * 65536 micro-batches replayed whole and 65544 extrapolated differ by what
+ * the analytic model says 8 more micro-batches cost (to 1e-6 of the step),
+ * and only the second says it was windowed. */
+static void test_sim_window(void **state)
+{
+    pt_model m;
+    pt_cluster c;
+    pt_job j = {2048, 0, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_diag d;
+    pt_strategy st;
+    unsigned set;
+    pt_sim_result a, b;
+    pt_cost ca, cb;
+    (void)state;
+    assert_int_equal(pt_model_builtin("llama3-8b", &m, &d), PT_OK);
+    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 32, &d), PT_OK);
+    assert_int_equal(pt_strategy_parse("tp=8 pp=4 gbs=65536", &st, &set, &d), PT_OK);
+    assert_int_equal(pt_strategy_resolve(&st, set, &m, &c, &j, &d), PT_OK);
+    pt_cost_eval(&m, &c, &j, &st, &ca);
+    assert_int_equal(pt_sim_run(&m, &c, &j, &st, &a, &d), PT_OK);
+    st.gbs = 65544;
+    pt_cost_eval(&m, &c, &j, &st, &cb);
+    assert_int_equal(pt_sim_run(&m, &c, &j, &st, &b, &d), PT_OK);
+    assert_int_equal(a.window, 0);
+    assert_int_equal(b.window, 65536);
+    assert_int_equal(b.microbatches, 65544);
+    assert_true(fabs((b.step_time_s - a.step_time_s) - (cb.step_time_s - ca.step_time_s)) < 1e-6 * a.step_time_s);
+    assert_true(b.peak_bytes == a.peak_bytes); /* 1F1B: at most pp in flight */
+    pt_sim_free(&a);
+    pt_sim_free(&b);
+}
+
+/* Parsers take what editors write: a UTF-8 byte-order mark before a JSON
+ * document or a CSV header (JSON said "syntax error", CSV "header lacks the
+ * column"), CR CR LF line ends (the last header column kept a CR). */
+static void test_bom_and_crcrlf(void **state)
+{
+    pt_csv c;
+    pt_cluster cl;
+    pt_diag d;
+    static const char bom_cluster[] =
+        "\xEF\xBB\xBF{\"name\": \"b\", \"device\": \"h100-sxm-80g\", \"devices\": 8, \"levels\": "
+        "[{\"name\": \"nvlink\", \"size\": 8, \"bw_GBps\": 450}]}";
+    (void)state;
+    assert_int_equal(pt_cluster_parse(bom_cluster, "b.json", &cl, &d), PT_OK);
+    assert_string_equal(cl.name, "b");
+    /* positions count from after the mark, as without it */
+    assert_int_equal(pt_cluster_parse("\xEF\xBB\xBF{\"name\": 3}", "b.json", &cl, &d), PT_EINPUT);
+    assert_int_equal(d.line, 1);
+    assert_int_equal(d.col, 2);
+    assert_string_equal(d.msg, "name: 3 is not a string");
+    pt_csv_init(&c, "\xEF\xBB\xBF" "batch,steps\r\r\n256,10\r\r\n");
+    assert_int_equal(pt_csv_next(&c), 1);
+    assert_int_equal(c.nf, 2);
+    assert_string_equal(c.f[0], "batch");
+    assert_string_equal(c.f[1], "steps");
+    assert_int_equal(pt_csv_next(&c), 1);
+    assert_string_equal(c.f[1], "10");
+    assert_int_equal(c.record_line, 2);
+    assert_int_equal(pt_csv_next(&c), 0);
+    pt_csv_free(&c);
+    /* a CR inside a quoted field, or not before a LF, stays data */
+    pt_csv_init(&c, "\"a\r\r\nb\",c\rd\n");
+    assert_int_equal(pt_csv_next(&c), 1);
+    assert_string_equal(c.f[0], "a\r\r\nb");
+    assert_string_equal(c.f[1], "c\rd");
+    pt_csv_free(&c);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -643,6 +783,9 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_table_size),
         cmocka_unit_test(test_millions_of_devices),
+        cmocka_unit_test(test_library_bounds),
+        cmocka_unit_test(test_bom_and_crcrlf),
+        cmocka_unit_test(test_sim_window),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

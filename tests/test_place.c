@@ -487,6 +487,90 @@ static void test_statef_csv(void **state)
     assert_string_equal(d.value, "-3");
 }
 
+/* An allocation hook that counts, and fails the call numbered fail_at
+ * (1-based; 0 never). */
+typedef struct alloc_probe {
+    int calls, frees, fail_at;
+    size_t live;
+} alloc_probe;
+
+static void *probe_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    alloc_probe *a = ud;
+    if (nsize == 0) {
+        if (ptr) a->frees++, a->live -= osize;
+        free(ptr);
+        return NULL;
+    }
+    if (++a->calls == a->fail_at) return NULL;
+    ptr = realloc(ptr, nsize);
+    if (ptr) a->live += nsize - osize;
+    return ptr;
+}
+
+/* A placement takes its memory through the hook: one arena block for all
+ * its work (the local search's objective evaluations allocate nothing)
+ * plus the answer's layer_dev, and it gives every byte back.  An allocation
+ * that fails anywhere ends it with PT_ENOMEM and frees what it had. */
+static void test_place_alloc_hook(void **state)
+{
+    pt_graph g;
+    pt_cluster c;
+    pt_diag d;
+    pt_placement plain, hooked, failed;
+    alloc_probe probe = {0, 0, 0, 0};
+    pt_place_opts o = {.m = 4, .batch = 64, .dp = 8, .dtype = PT_FP16, .max_nodes = 64};
+    (void)state;
+    load_on_dgx1("inception-v3", &g, &c);
+    assert_int_equal(pt_place_graph(&g, &c, &o, &plain, &d), PT_OK);
+    o.alloc = probe_alloc, o.alloc_ud = &probe;
+    assert_int_equal(pt_place_graph(&g, &c, &o, &hooked, &d), PT_OK);
+    assert_int_equal(probe.calls, 2); /* the arena's one block, layer_dev */
+    assert_int_equal(hooked.arena_blocks, 1);
+    assert_int_equal(probe.frees, 1); /* the arena; layer_dev is the caller's */
+    /* the same answer as with malloc */
+    assert_true(hooked.step_s == plain.step_s && hooked.k == plain.k && hooked.groups == plain.groups);
+    assert_memory_equal(hooked.layer_dev, plain.layer_dev, (size_t)g.n * sizeof *plain.layer_dev);
+    pt_placement_free(&hooked);
+    assert_int_equal(probe.frees, 2);
+    assert_int_equal(probe.live, 0);
+    for (int fail = 1; fail <= 2; fail++) {
+        probe = (alloc_probe){0, 0, fail, 0};
+        assert_int_equal(pt_place_graph(&g, &c, &o, &failed, &d), PT_ENOMEM);
+        assert_string_equal(d.msg, "out of memory");
+        assert_null(failed.layer_dev);
+        assert_int_equal(probe.live, 0);
+    }
+    pt_placement_free(&plain);
+    pt_graph_free(&g);
+}
+
+/* An arena whose blocks run out part-way: the hook fails the third block.
+ * The allocation that needed it and every later one return NULL, the flag
+ * says so, and freeing gives back what was taken. */
+static void test_arena_failure(void **state)
+{
+    alloc_probe probe = {0, 0, 3, 0};
+    pt_arena a;
+    void *p[4];
+    (void)state;
+    pt_arena_init(&a, probe_alloc, &probe, 4096);
+    p[0] = pt_arena_alloc(&a, 4000); /* block 1 */
+    p[1] = pt_arena_alloc(&a, 4000); /* block 2 (8192) */
+    p[2] = pt_arena_alloc(&a, 9000); /* block 3: fails */
+    p[3] = pt_arena_alloc(&a, 8);
+    assert_non_null(p[0]);
+    assert_non_null(p[1]);
+    assert_null(p[2]);
+    assert_null(p[3]);
+    assert_true(a.failed);
+    assert_null(pt_arena_array(&a, SIZE_MAX / 2, 4));
+    pt_arena_free(&a);
+    assert_int_equal(probe.calls, 3);
+    assert_int_equal(probe.frees, 2);
+    assert_int_equal(probe.live, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +588,8 @@ int main(void)
         cmocka_unit_test(test_dp_aware_placement),
         cmocka_unit_test(test_scale_hand),
         cmocka_unit_test(test_statef_csv),
+        cmocka_unit_test(test_place_alloc_hook),
+        cmocka_unit_test(test_arena_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

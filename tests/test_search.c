@@ -54,7 +54,7 @@ static void test_brute_force(void **state)
     pt_model m = model("llama3-8b");
     pt_cluster c = cluster("dgx-h100", 16);
     pt_job j = {4096, 32, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-    pt_search_opts o = opts(1000000, 1, 32);
+    pt_search_opts o = opts(PT_SEARCH_MAX_TOP, 1, 32);
     pt_search_result r;
     pt_diag d;
     double best = 0;

@@ -1,6 +1,7 @@
 /*
  * base.c -- diagnostics, whole-file I/O and strict JSON reading (see base.h).
  */
+#define _XOPEN_SOURCE 700 /* realpath, fchmod */
 #include "base.h"
 
 #include <ctype.h>
@@ -9,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 void pt_strlcpy(char *dst, const char *src, size_t n)
@@ -98,30 +101,244 @@ pt_status pt_read_file(const char *path, char **text, pt_diag *d)
     return PT_OK;
 }
 
-pt_status pt_write_file_atomic(const char *path, const char *data, size_t n, pt_diag *d)
-{
+/* ---- writing outputs --------------------------------------------------------
+ * Every output goes through a temporary file that mkstemp creates (O_EXCL: a
+ * link planted at the name is never followed) next to the target, renamed
+ * over it once everything is written.  A target that exists and is not a
+ * regular file (a FIFO, a terminal, /dev/null, /dev/stdout on a pipe) cannot
+ * be replaced: it is opened and written in place. */
+
+/* A target after symlinks: the path to replace (the link's final target when
+ * it is one, so the link stays a link) and whether to write it in place. */
+typedef struct out_target {
+    char real[4096];
+    int in_place;
+    int exists;
+    mode_t mode;
     char tmp[4200];
-    FILE *f;
-    /* a truncated name could be path itself, written in place */
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    int have_tmp;
+} out_target;
+
+static pt_status out_resolve(const char *path, out_target *t, pt_diag *d)
+{
+    struct stat lsb, sb;
+    memset(t, 0, sizeof *t);
+    if (strlen(path) >= sizeof t->real - 16)
         return pt_diag_set(d, path, NULL, NULL, "cannot write: the path is too long");
-    f = fopen(tmp, "wb");
-    if (!f) {
-        pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
-        return PT_EIO;
+    pt_strlcpy(t->real, path, sizeof t->real);
+    if (lstat(path, &lsb) != 0) return PT_OK; /* not there yet: created by rename */
+    if (stat(path, &sb) != 0) {
+        /* a dangling link: replace the link itself */
+        t->exists = 0;
+        return PT_OK;
     }
-    if (fwrite(data, 1, n, f) != n || fflush(f) != 0) {
-        fclose(f);
-        remove(tmp);
-        pt_diag_set(d, path, NULL, NULL, "write failed: %s", strerror(errno));
-        return PT_EIO;
+    t->exists = 1;
+    t->mode = sb.st_mode & 07777;
+    if (!S_ISREG(sb.st_mode)) {
+        if (S_ISDIR(sb.st_mode))
+            return pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(EISDIR));
+        t->in_place = 1;
+        return PT_OK;
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
-        return PT_EIO;
+    if (S_ISLNK(lsb.st_mode)) {
+        char *r = realpath(path, NULL);
+        if (r && strlen(r) < sizeof t->real - 16) pt_strlcpy(t->real, r, sizeof t->real);
+        else t->in_place = 1; /* cannot name the target: write through the link */
+        free(r);
     }
     return PT_OK;
+}
+
+static pt_status out_put(int fd, const char *path, const char *data, size_t n, pt_diag *d)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, data, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            pt_diag_set(d, path, NULL, NULL, "write failed: %s", strerror(w < 0 ? errno : EIO));
+            return PT_EIO;
+        }
+        data += w;
+        n -= (size_t)w;
+    }
+    return PT_OK;
+}
+
+/* Writes data into a fresh temporary file next to t->real. */
+static pt_status out_temp(out_target *t, const char *path, const char *data, size_t n, pt_diag *d)
+{
+    int fd;
+    pt_status st;
+    mode_t mask;
+    snprintf(t->tmp, sizeof t->tmp, "%s.tmp.XXXXXX", t->real);
+    if ((fd = mkstemp(t->tmp)) < 0) {
+        pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
+        return PT_EIO;
+    }
+    t->have_tmp = 1;
+    /* mkstemp makes it 0600: give it the mode a new file (or the old one) has */
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, t->exists ? t->mode : (0666 & ~mask)) != 0) { /* best effort */ }
+    st = out_put(fd, path, data, n, d);
+    if (close(fd) != 0 && st == PT_OK) {
+        pt_diag_set(d, path, NULL, NULL, "write failed: %s", strerror(errno));
+        st = PT_EIO;
+    }
+    return st;
+}
+
+static pt_status out_in_place(const out_target *t, const char *path, const char *data, size_t n,
+                              pt_diag *d)
+{
+    pt_status st;
+    int fd = open(t->real, O_WRONLY | O_TRUNC);
+    if (fd < 0) {
+        pt_diag_set(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
+        return PT_EIO;
+    }
+    st = out_put(fd, path, data, n, d);
+    if (close(fd) != 0 && st == PT_OK) {
+        pt_diag_set(d, path, NULL, NULL, "write failed: %s", strerror(errno));
+        st = PT_EIO;
+    }
+    return st;
+}
+
+pt_status pt_write_files_atomic(const pt_output *outs, int n, pt_diag *d)
+{
+    out_target *t;
+    pt_status st = PT_OK;
+    int i;
+    if (n <= 0) return PT_OK;
+    if (!(t = calloc((size_t)n, sizeof *t))) {
+        pt_diag_set(d, outs[0].path, NULL, NULL, "out of memory");
+        return PT_ENOMEM;
+    }
+    /* every target resolved and every replacement written before any is touched */
+    for (i = 0; i < n && st == PT_OK; i++) st = out_resolve(outs[i].path, &t[i], d);
+    for (i = 0; i < n && st == PT_OK; i++)
+        if (!t[i].in_place) st = out_temp(&t[i], outs[i].path, outs[i].data, outs[i].n, d);
+    for (i = 0; i < n && st == PT_OK; i++)
+        if (t[i].in_place) st = out_in_place(&t[i], outs[i].path, outs[i].data, outs[i].n, d);
+    for (i = 0; i < n && st == PT_OK; i++)
+        if (t[i].have_tmp) {
+            if (rename(t[i].tmp, t[i].real) != 0) {
+                pt_diag_set(d, outs[i].path, NULL, NULL, "cannot write: %s", strerror(errno));
+                st = PT_EIO;
+                break;
+            }
+            t[i].have_tmp = 0;
+        }
+    for (i = 0; i < n; i++)
+        if (t[i].have_tmp) unlink(t[i].tmp);
+    free(t);
+    return st;
+}
+
+pt_status pt_write_file_atomic(const char *path, const char *data, size_t n, pt_diag *d)
+{
+    pt_output o = {path, data, n};
+    return pt_write_files_atomic(&o, 1, d);
+}
+
+pt_status pt_job_check(const pt_job *job, pt_diag *d)
+{
+    char v[32];
+    if (job->seq_len < 1 || job->seq_len > PT_MAX_SEQ_LEN) {
+        snprintf(v, sizeof v, "%lld", (long long)job->seq_len);
+        return pt_diag_set(d, NULL, "seq_len", v, "seq_len=%s is outside 1..%lld tokens", v,
+                           (long long)PT_MAX_SEQ_LEN);
+    }
+    if (job->global_batch < 0 || job->global_batch > PT_MAX_GLOBAL_BATCH) {
+        snprintf(v, sizeof v, "%lld", (long long)job->global_batch);
+        return pt_diag_set(d, NULL, "global_batch", v, "global_batch=%s is outside 1..%lld sequences", v,
+                           (long long)PT_MAX_GLOBAL_BATCH);
+    }
+    return PT_OK;
+}
+
+/* ---- allocation ------------------------------------------------------------ */
+
+void *pt_alloc_default(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud, (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+/* A block of the arena: its header, then its bytes. */
+struct pt_arena_block {
+    struct pt_arena_block *next;
+    size_t size;                 /* bytes after the header */
+    size_t used;
+};
+
+#define ARENA_ALIGN 16
+#define ARENA_HDR ((sizeof(struct pt_arena_block) + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN)
+
+void pt_arena_init(pt_arena *a, pt_alloc_fn fn, void *ud, size_t first_bytes)
+{
+    memset(a, 0, sizeof *a);
+    a->alloc = fn ? fn : pt_alloc_default;
+    a->ud = ud;
+    a->next_bytes = first_bytes > 4096 ? first_bytes : 4096;
+}
+
+void *pt_arena_alloc(pt_arena *a, size_t n)
+{
+    struct pt_arena_block *b = a->head;
+    unsigned char *p;
+    if (a->failed) return NULL;
+    if (n == 0) n = 1;
+    if (n > ((size_t)1 << 40)) { /* more than any input here can need */
+        a->failed = 1;
+        return NULL;
+    }
+    n = (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+    if (!b || b->size - b->used < n) {
+        size_t size = a->next_bytes > n ? a->next_bytes : n;
+        b = a->alloc(a->ud, NULL, 0, ARENA_HDR + size);
+        if (!b) {
+            a->failed = 1;
+            return NULL;
+        }
+        b->next = a->head;
+        b->size = size;
+        b->used = 0;
+        a->head = b;
+        a->blocks++;
+        a->next_bytes = size < ((size_t)1 << 30) ? 2 * size : size;
+    }
+    p = (unsigned char *)b + ARENA_HDR + b->used;
+    b->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+void *pt_arena_array(pt_arena *a, size_t count, size_t size)
+{
+    if (size && count > ((size_t)1 << 40) / size) {
+        a->failed = 1;
+        return NULL;
+    }
+    return pt_arena_alloc(a, count * size);
+}
+
+void pt_arena_free(pt_arena *a)
+{
+    struct pt_arena_block *b = a->head;
+    while (b) {
+        struct pt_arena_block *next = b->next;
+        a->alloc(a->ud, b, ARENA_HDR + b->size, 0);
+        b = next;
+    }
+    a->head = NULL;
+    a->blocks = 0;
+    a->failed = 0;
 }
 
 /* ---- locating a path in JSON text ---------------------------------------
@@ -295,10 +512,19 @@ found:
 
 /* ---- strict JSON reading ------------------------------------------------- */
 
+size_t pt_bom_len(const char *text)
+{
+    return text && !strncmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
 json_t *pt_json_parse(pt_jctx *jc)
 {
     json_error_t err;
-    json_t *root = json_loads(jc->text, JSON_REJECT_DUPLICATES, &err);
+    json_t *root;
+    /* a byte-order mark (Windows editors write one): skipped, and positions
+     * count from after it as editors show them */
+    jc->text += pt_bom_len(jc->text);
+    root = json_loads(jc->text, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         pt_diag_set(jc->d, jc->file, NULL, NULL, "invalid JSON: %s", err.text);
         /* jansson says column 0 before the first character of a line (an
@@ -443,6 +669,24 @@ pt_status pt_json_str(pt_jctx *jc, const json_t *obj, const char *path, const ch
     if (strlen(json_string_value(v)) >= n)
         return pt_jerr(jc, full, v, "is longer than %zu characters", n - 1);
     pt_strlcpy(buf, json_string_value(v), n);
+    return PT_OK;
+}
+
+pt_status pt_json_name(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                       int required, char *buf, size_t n, int *found)
+{
+    pt_status st = pt_json_str(jc, obj, path, key, required, buf, n, found);
+    if (st != PT_OK) return st;
+    for (size_t i = 0; buf[i]; i++) {
+        unsigned char ch = (unsigned char)buf[i];
+        if (ch < 0x20 || ch == 0x7F) {
+            char full[256];
+            pt_path_join(full, sizeof full, path, key);
+            return pt_jerr(jc, full, json_object_get(obj, key), "holds the control character 0x%02X at "
+                           "byte %zu (a name is printed in tables and files: letters, digits, "
+                           "punctuation, spaces)", ch, i);
+        }
+    }
     return PT_OK;
 }
 

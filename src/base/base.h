@@ -6,6 +6,10 @@
  * strictly (an unknown key is an error: typos cost GPU-days).  jansson does not
  * keep positions of values, so pt_json_locate re-scans the text to find where a
  * field path ("levels[1].bw_GBps") starts.
+ * It also writes a command's outputs all or none (pt_write_files_atomic:
+ * mkstemp temporaries renamed over the targets; FIFOs and devices written in
+ * place), bounds a job (pt_job_check), and holds the allocation hook and the
+ * arena that place.c allocates from (after Lua's lua_Alloc).
  * What it does not: know anything about models, clusters or strategies.
  */
 #ifndef PT_BASE_H
@@ -28,8 +32,67 @@ pt_status pt_diag_set(pt_diag *d, const char *file, const char *field, const cha
 /* Reads a whole file into a malloc'd NUL-terminated buffer the caller frees. */
 pt_status pt_read_file(const char *path, char **text, pt_diag *d);
 
-/* Writes data to path through a temporary file and rename (never half-written). */
+/* Writes data to path through a temporary file and rename (never half-written);
+ * see pt_write_files_atomic. */
 pt_status pt_write_file_atomic(const char *path, const char *data, size_t n, pt_diag *d);
+
+/* One output of a command: where it goes and what it holds. */
+typedef struct pt_output {
+    const char *path;
+    const char *data;
+    size_t n;
+} pt_output;
+
+/* Writes all of a command's outputs, or replaces none of them.  A target that
+ * is a regular file or is not there gets a temporary file that mkstemp makes
+ * in its directory (never a predictable name, never a link followed), renamed
+ * over it once every output is written; a symlink to a regular file keeps
+ * being a link (its target is replaced).  A target that exists and is not a
+ * regular file (a FIFO, /dev/stdout on a pipe or terminal, /dev/null) cannot
+ * be replaced: it is opened and written in place, after the temporary files
+ * are ready.  A directory is refused.  Temporary files never outlive the call. */
+pt_status pt_write_files_atomic(const pt_output *outs, int n, pt_diag *d);
+
+/* The allocation hook (after Lua's lua_Alloc): with nsize 0 it frees ptr
+ * (osize its size) and returns NULL; otherwise it returns a block of nsize
+ * bytes holding the first min(osize, nsize) bytes of ptr (ptr NULL: a new
+ * block), or NULL when out of memory (ptr untouched).  Tests pass one that
+ * fails on purpose. */
+typedef void *(*pt_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+/* malloc/realloc/free. */
+void *pt_alloc_default(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* A bump allocator: blocks from the hook (the first of first_bytes, each next
+ * twice the last), handed out 16-byte aligned and zeroed, all freed at once.
+ * After one failure every later allocation fails too, so a caller may check
+ * once at the end. */
+typedef struct pt_arena {
+    pt_alloc_fn alloc;
+    void *ud;
+    struct pt_arena_block *head;
+    size_t next_bytes;
+    int blocks;          /* blocks taken from the hook, e.g. 1          */
+    int failed;          /* an allocation failed                        */
+} pt_arena;
+
+void pt_arena_init(pt_arena *a, pt_alloc_fn fn, void *ud, size_t first_bytes);
+/* n zeroed bytes, or NULL (out of memory, or n beyond 2^40). */
+void *pt_arena_alloc(pt_arena *a, size_t n);
+/* count x size zeroed bytes, the product checked for overflow. */
+void *pt_arena_array(pt_arena *a, size_t count, size_t size);
+void pt_arena_free(pt_arena *a);
+
+/* Limits on a job that keep every count the library forms in range (tokens
+ * per step < 2^54, exact in a double): seq_len 1..2^24 tokens, global_batch
+ * 0 (not given) ..2^30 sequences. */
+#define PT_MAX_SEQ_LEN ((int64_t)1 << 24)
+#define PT_MAX_GLOBAL_BATCH ((int64_t)1 << 30)
+/* Refuses a job outside those limits, naming the field and the value. */
+pt_status pt_job_check(const pt_job *job, pt_diag *d);
+
+/* Length of a UTF-8 byte-order mark at the start of text (3), or 0: the
+ * parsers skip it. */
+size_t pt_bom_len(const char *text);
 
 /* Finds where the value at `path` starts in JSON text; path uses "a.b[2].c".
  * Returns 1 and sets line/col (1-based) when found. */
@@ -60,6 +123,10 @@ pt_status pt_json_int(pt_jctx *jc, const json_t *obj, const char *path, const ch
 /* obj[key] as a string copied into buf. */
 pt_status pt_json_str(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
                       int required, char *buf, size_t n, int *found);
+/* The same for a name (a cluster, a level, a graph, a layer): a control
+ * character (below 0x20, or 0x7F) is refused with its byte and offset. */
+pt_status pt_json_name(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                       int required, char *buf, size_t n, int *found);
 /* obj[key] as a boolean (JSON true/false). */
 pt_status pt_json_bool(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
                        int *out, int *found);

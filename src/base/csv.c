@@ -2,6 +2,7 @@
  * csv.c -- RFC 4180 record reader (see csv.h).
  */
 #include "base/csv.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 void pt_csv_init(pt_csv *c, const char *text)
 {
     memset(c, 0, sizeof *c);
-    c->p = text;
+    c->p = text + pt_bom_len(text); /* a byte-order mark is not part of the header */
     c->end = text + strlen(text);
     c->line = 1;
 }
@@ -68,9 +69,16 @@ int pt_csv_next(pt_csv *c)
             c->p++;
             continue;
         }
-        if (ch == '\r' && c->p[1] == '\n') {
-            c->p++;
-            continue;
+        if (ch == '\r') {
+            /* CR LF ends the record, and so does CR CR LF (a CRLF file passed
+             * through a tool that wrote CRLF again): every CR before the LF
+             * goes, or the last field would end in CR */
+            const char *q = c->p;
+            while (*q == '\r') q++;
+            if (*q == '\n') {
+                c->p = q;
+                continue;
+            }
         }
         if (ch == '\n') {
             c->p++;

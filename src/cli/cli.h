@@ -113,6 +113,10 @@ int cli_load_cluster(cli_job *o, const pt_model *m, pt_cluster *c);
  * NULL); returns 0 or the exit status. */
 int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
                        const char *trace, const char *svg);
+/* The same, and out_text to out as well (out may be NULL): all of them or
+ * none (pt_write_files_atomic). */
+int cli_write_outputs(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
+                      const char *trace, const char *svg, const char *out, const char *out_text);
 /* Writes text to path (atomically), or to stdout when path is NULL; 0 or
  * the exit status. */
 int cli_output(const char *path, const char *text);

@@ -377,28 +377,36 @@ int cmd_plan(int argc, char **argv)
         pt_search_free(&r);
         return 1;
     }
-    if (trace || svg) {
-        pt_sim_result sim;
-        if ((s = pt_sim_run(&m, &c, &o.job, &r.plans[0].st, &sim, &d)) != PT_OK) {
-            pt_search_free(&r);
-            return cli_fail(s, &d);
+    if (trace || svg || export_fmt) {
+        /* the export first, then every file at once: a failure writes none */
+        const char *out = cli_get(&a, "out");
+        if (export_fmt) {
+            pt_export_fmt fmt;
+            pt_export_parse_fmt(export_fmt, &fmt);
+            if ((s = pt_emit_export(fmt, &m, &c, &o.job, &r.plans[0].st, &text, &d)) != PT_OK) {
+                pt_search_free(&r);
+                return cli_fail(s, &d);
+            }
         }
-        rc = cli_write_timeline(&sim, &m, &r.plans[0].st, trace, svg);
-        pt_sim_free(&sim);
-        if (rc) {
+        rc = 0;
+        if (trace || svg) {
+            pt_sim_result sim;
+            if ((s = pt_sim_run(&m, &c, &o.job, &r.plans[0].st, &sim, &d)) != PT_OK) {
+                free(text);
+                pt_search_free(&r);
+                return cli_fail(s, &d);
+            }
+            rc = cli_write_outputs(&sim, &m, &r.plans[0].st, trace, svg, text ? out : NULL, text);
+            pt_sim_free(&sim);
+        } else if (out) {
+            rc = cli_output(out, text);
+        }
+        if (export_fmt && !out && !rc) fputs(text, stdout);
+        free(text);
+        if (rc || export_fmt) {
             pt_search_free(&r);
             return rc;
         }
-    }
-    if (export_fmt) {
-        pt_export_fmt fmt;
-        pt_export_parse_fmt(export_fmt, &fmt);
-        s = pt_emit_export(fmt, &m, &c, &o.job, &r.plans[0].st, &text, &d);
-        pt_search_free(&r);
-        if (s != PT_OK) return cli_fail(s, &d);
-        rc = cli_output(cli_get(&a, "out"), text);
-        free(text);
-        return rc;
     }
     if (cli_get(&a, "verify")) {
         ver = calloc((size_t)r.n, sizeof *ver);

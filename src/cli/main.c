@@ -264,26 +264,35 @@ int cli_output(const char *path, const char *text)
     return s == PT_OK ? 0 : cli_fail(s, &d);
 }
 
+int cli_write_outputs(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
+                      const char *trace, const char *svg, const char *out, const char *out_text)
+{
+    pt_diag d;
+    pt_status s = PT_OK;
+    char *text[2] = {NULL, NULL};
+    pt_output o[3];
+    int n = 0;
+    if (r && r->window && (trace || svg)) /* the events are a window, not the step */
+        return cli_usage("--trace/--svg: the simulator replays at most %lld micro-batches per pipeline "
+                         "(PT_SIM_MAX_MICROBATCHES); this step has %lld and was extrapolated from %lld",
+                         (long long)PT_SIM_MAX_MICROBATCHES, (long long)r->microbatches,
+                         (long long)r->window);
+    /* every output made in memory first: a failure replaces no file */
+    if (trace && (s = pt_emit_trace(r, m, st, &text[0], &d)) == PT_OK)
+        o[n++] = (pt_output){trace, text[0], strlen(text[0])};
+    if (s == PT_OK && svg && (s = pt_emit_svg(r, m, st, &text[1], &d)) == PT_OK)
+        o[n++] = (pt_output){svg, text[1], strlen(text[1])};
+    if (s == PT_OK && out) o[n++] = (pt_output){out, out_text, strlen(out_text)};
+    if (s == PT_OK) s = pt_write_files_atomic(o, n, &d);
+    free(text[0]);
+    free(text[1]);
+    return s == PT_OK ? 0 : cli_fail(s, &d);
+}
+
 int cli_write_timeline(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
                        const char *trace, const char *svg)
 {
-    pt_diag d;
-    pt_status s;
-    char *text = NULL;
-    int rc;
-    if (trace) {
-        if ((s = pt_emit_trace(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
-        rc = cli_output(trace, text);
-        free(text);
-        if (rc) return rc;
-    }
-    if (svg) {
-        if ((s = pt_emit_svg(r, m, st, &text, &d)) != PT_OK) return cli_fail(s, &d);
-        rc = cli_output(svg, text);
-        free(text);
-        if (rc) return rc;
-    }
-    return 0;
+    return cli_write_outputs(r, m, st, trace, svg, NULL, NULL);
 }
 
 /* ---- progress ------------------------------------------------------------- */

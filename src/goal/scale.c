@@ -4,6 +4,7 @@
  */
 #include "goal/scale.h"
 #include "base/base.h"
+#include "plan/search.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,8 +67,11 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         free(pl), free(pd);
         return pt_diag_set(d, NULL, "memory", "", "out of memory");
     }
-    if (o->max_gpus < 1) {
-        st = pt_diag_set(d, NULL, "max-gpus", "", "--max-gpus must be at least 1");
+    if (o->max_gpus < 1 || o->max_gpus > PT_MAX_DEVICES) {
+        char v[32];
+        snprintf(v, sizeof v, "%lld", (long long)o->max_gpus);
+        st = pt_diag_set(d, NULL, "max-gpus", v, "--max-gpus %s is outside 1..%lld", v,
+                         (long long)PT_MAX_DEVICES);
         goto out;
     }
     if (!(se->e_min > 0 && se->b_noise > 0)) {
@@ -75,10 +79,11 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         goto out;
     }
     for (int m = 1; m <= node && m <= o->max_gpus && nm < PT_SCALE_MAXM; m *= 2) ms[nm++] = m;
-    for (int64_t n = 1; n <= o->max_gpus && units < PT_SCALE_MAXPTS; n *= 2)
+    for (int64_t n = 1; n <= o->max_gpus && units < PT_SCALE_MAXPTS;
+         n = n > o->max_gpus / 2 ? o->max_gpus + 1 : 2 * n)
         if (cluster_of(c, n, &cmax) == 0) units++; /* device counts priced */
     units += 2 * nm - 1;                           /* + worker sizes placed, speed-up rows */
-    for (int64_t n = 1; n <= o->max_gpus; n *= 2)
+    for (int64_t n = 1; n <= o->max_gpus; n = n > o->max_gpus / 2 ? o->max_gpus + 1 : 2 * n)
         if (cluster_of(c, n, &cmax) == 0) nmax = n;
     if (cluster_of(c, nmax, &cmax) < 0) cmax = *c;
     /* placements per (m, worker batch) */
@@ -95,7 +100,8 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         if (o->progress) o->progress(o->progress_arg, ++done, units);
     }
     r->paper_gain = paper_gain(g->name);
-    for (int64_t n = 1; n <= o->max_gpus && r->n < PT_SCALE_MAXPTS; n *= 2) {
+    for (int64_t n = 1; n <= o->max_gpus && r->n < PT_SCALE_MAXPTS;
+         n = n > o->max_gpus / 2 ? o->max_gpus + 1 : 2 * n) {
         pt_scale_point *p = &r->pt[r->n];
         pt_cluster cn;
         if (cluster_of(c, n, &cn) < 0) continue;

@@ -169,7 +169,7 @@ static pt_status level_from_json(pt_jctx *jc, const json_t *obj, const char *pat
         return pt_jerr(jc, path, obj,
                        "is not a level object ({\"name\": ..., \"size\": ..., \"bw_GBps\": ...})");
     if ((st = pt_json_only_keys(jc, obj, path, level_keys)) != PT_OK ||
-        (st = pt_json_str(jc, obj, path, "name", 1, l.name, sizeof l.name, NULL)) != PT_OK)
+        (st = pt_json_name(jc, obj, path, "name", 1, l.name, sizeof l.name, NULL)) != PT_OK)
         return st;
     if (!l.name[0]) {
         pt_path_join(full, sizeof full, path, "name");
@@ -202,7 +202,7 @@ static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *p
     c.mtbf_device_hours = CLUSTER_DEFAULT_MTBF_DEVICE_HOURS;
     if (!json_is_object(obj)) return pt_jerr(jc, path, obj, "is not a cluster object");
     if ((st = pt_json_only_keys(jc, obj, path, cluster_keys)) != PT_OK ||
-        (st = pt_json_str(jc, obj, path, "name", 1, c.name, sizeof c.name, NULL)) != PT_OK)
+        (st = pt_json_name(jc, obj, path, "name", 1, c.name, sizeof c.name, NULL)) != PT_OK)
         return st;
     if (!c.name[0]) {
         pt_path_join(full, sizeof full, path, "name");

@@ -7,6 +7,7 @@
 
 #include <glpk.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,12 @@ double pt_pprob_objective_order(const pt_pprob *p, const int *dev, const int *or
     int *own = NULL;
     size_t nb = (size_t)(p->n > 0 ? p->n : 1);
     if (p->m > 64 || !mem_ok(p, dev, NULL)) return INFINITY;
+    /* an indexed problem of a placement carries its scratch: nothing is
+     * allocated here, the local search calls this thousands of times */
+    if (p->work && (order || p->prio)) {
+        lat = list_latency(p, dev, order ? order : p->prio, p->work);
+        goto done;
+    }
     if (!(start = malloc(nb * sizeof *start))) return INFINITY;
     if (!order) order = p->prio;
     if (!order) {
@@ -114,6 +121,7 @@ double pt_pprob_objective_order(const pt_pprob *p, const int *dev, const int *or
     }
     lat = list_latency(p, dev, order, start);
     free(start), free(own);
+done:
     bot = max_load(p, dev);
     if (bottleneck) *bottleneck = bot;
     if (latency) *latency = lat;
@@ -181,6 +189,30 @@ int pt_pprob_index(pt_pprob *p)
     return 0;
 }
 
+/* pt_pprob_index from the arena, with the objective's scratch: the problem of
+ * a placement, whose arena frees it all at once.  -1 out of memory. */
+static int pprob_index_in(pt_pprob *p, pt_arena *a)
+{
+    size_t n = (size_t)(p->n > 0 ? p->n : 1);
+    double *bl = pt_arena_array(a, n, sizeof *bl);
+    int *fill = pt_arena_array(a, n, sizeof *fill);
+    p->prio = pt_arena_array(a, n, sizeof *p->prio);
+    p->inoff = pt_arena_array(a, n + 1, sizeof *p->inoff);
+    p->inedge = pt_arena_array(a, (size_t)(p->ne > 0 ? p->ne : 1), sizeof *p->inedge);
+    p->work = pt_arena_array(a, n, sizeof *p->work);
+    if (!bl || !fill || !p->prio || !p->inoff || !p->inedge || !p->work) {
+        p->prio = p->inoff = p->inedge = NULL;
+        p->work = NULL;
+        return -1;
+    }
+    bottom_level_order(p, bl, p->prio);
+    for (int e = 0; e < p->ne; e++) p->inoff[p->ev[e] + 1]++;
+    for (int v = 0; v < p->n; v++) p->inoff[v + 1] += p->inoff[v];
+    for (int e = 0; e < p->ne; e++) p->inedge[p->inoff[p->ev[e]] + fill[p->ev[e]]++] = e;
+    p->critical = list_latency(p, NULL, p->prio, bl);
+    return 0;
+}
+
 double pt_pprob_objective_serial(const pt_pprob *p, const int *dev)
 {
     double lat = 0;
@@ -199,13 +231,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double pt_pprob_chain_dp(const pt_pprob *p, int *dev)
+static double chain_dp(const pt_pprob *p, int *dev, pt_arena *a)
 {
     int n = p->n, m = p->m, nc = 0;
-    size_t nn = (size_t)(n + 1) * (size_t)(n + 1);
-    double *load = malloc(nn * sizeof *load), *out = malloc(nn * sizeof *out), *mem = malloc(nn * sizeof *mem);
-    double *caps = malloc(nn * sizeof *caps), *f = malloc((size_t)(n + 1) * (size_t)(m + 1) * sizeof *f);
-    int *from = malloc((size_t)(n + 1) * (size_t)(m + 1) * sizeof *from), *bestcut = malloc((size_t)(n + 1) * sizeof *bestcut);
+    size_t nn = (size_t)(n + 1) * (size_t)(n + 1), nm = (size_t)(n + 1) * (size_t)(m + 1);
+    double *load = pt_arena_array(a, nn, sizeof *load), *out = pt_arena_array(a, nn, sizeof *out);
+    double *mem = pt_arena_array(a, nn, sizeof *mem), *caps = pt_arena_array(a, nn, sizeof *caps);
+    double *f = pt_arena_array(a, nm, sizeof *f);
+    int *from = pt_arena_array(a, nm, sizeof *from), *bestcut = pt_arena_array(a, (size_t)n + 1, sizeof *bestcut);
     double best = INFINITY, sumdur = 0, maxdur = 0;
     int bests = 0;
 #define IX(i, j) ((size_t)(i) * (size_t)(n + 1) + (size_t)(j))
@@ -271,8 +304,17 @@ double pt_pprob_chain_dp(const pt_pprob *p, int *dev)
 #undef IX
 #undef FX
 done:
-    free(load), free(out), free(mem), free(caps), free(f), free(from), free(bestcut);
     return best;
+}
+
+double pt_pprob_chain_dp(const pt_pprob *p, int *dev)
+{
+    pt_arena a;
+    double j;
+    pt_arena_init(&a, NULL, NULL, 0);
+    j = chain_dp(p, dev, &a);
+    pt_arena_free(&a);
+    return j;
 }
 
 /* ---- heuristic ----------------------------------------------------------- */
@@ -333,14 +375,14 @@ static double improve(const pt_pprob *p, int *dev, double j)
 
 /* The heuristic; stages is the chain DP's answer when the caller has it
  * (NULL: computed here). */
-static double heuristic(const pt_pprob *p, int *dev, const int *stages)
+static double heuristic(const pt_pprob *p, int *dev, const int *stages, pt_arena *a)
 {
-    int n = p->n, *try = malloc((size_t)(n > 0 ? n : 1) * sizeof *try);
+    int n = p->n, *try = pt_arena_array(a, (size_t)(n > 0 ? n : 1), sizeof *try);
     double best = INFINITY, total = 0, acc = 0;
     if (!try) return INFINITY;
     /* start 1: the DP's stages */
     if (stages) memcpy(try, stages, (size_t)n * sizeof *try);
-    if (stages || (n <= 64 && pt_pprob_chain_dp(p, try) < INFINITY)) {
+    if (stages || (n <= 64 && chain_dp(p, try, a) < INFINITY)) {
         best = improve(p, try, pt_pprob_objective(p, try, NULL, NULL));
         memcpy(dev, try, (size_t)n * sizeof *dev);
     }
@@ -376,13 +418,17 @@ static double heuristic(const pt_pprob *p, int *dev, const int *stages)
         if (j < INFINITY) j = improve(p, try, j);
         if (j < best) best = j, memcpy(dev, try, (size_t)n * sizeof *dev);
     }
-    free(try);
     return best;
 }
 
 double pt_pprob_heuristic(const pt_pprob *p, int *dev)
 {
-    return heuristic(p, dev, NULL);
+    pt_arena a;
+    double j;
+    pt_arena_init(&a, NULL, NULL, 0);
+    j = heuristic(p, dev, NULL, &a);
+    pt_arena_free(&a);
+    return j;
 }
 
 /* ---- the integer program (GLPK) ------------------------------------------ */
@@ -462,15 +508,20 @@ pt_status pt_pprob_ilp(const pt_pprob *p, int node_budget, double seconds, int *
 {
     int n = p->n, m = p->m, ne = p->ne, np = 0, ncol, ret, st, fail = 0, lp_ok;
     int cx0, cy0, cz0, cZ, cS0, cW, co0;
-    int *pu = NULL, *pv = NULL, *heur = malloc((size_t)(n > 0 ? n : 1) * sizeof *heur);
-    unsigned char *reach = malloc((size_t)n * (size_t)n + 1);
-    double H = 0, tu, mu, hj, *hstart = malloc((size_t)(n > 0 ? n : 1) * sizeof *hstart);
+    pt_arena A; /* everything but GLPK's own and its matrix triplets */
+    int *pu = NULL, *pv = NULL, *heur;
+    unsigned char *reach;
+    double H = 0, tu, mu, hj, *hstart;
     lp_rows R = {0};
+    pt_arena_init(&A, NULL, NULL, (size_t)n * (size_t)n + 16 * (size_t)(n + 1) * 8 + 4096);
+    heur = pt_arena_array(&A, (size_t)(n > 0 ? n : 1), sizeof *heur);
+    reach = pt_arena_array(&A, (size_t)n * (size_t)n + 1, 1);
+    hstart = pt_arena_array(&A, (size_t)(n > 0 ? n : 1), sizeof *hstart);
     glp_iocp parm;
     ilp_ctx cx = {0};
     memset(res, 0, sizeof *res);
     if (!heur || !reach || !hstart) goto nomem;
-    hj = pt_pprob_heuristic(p, heur);
+    hj = heuristic(p, heur, NULL, &A);
     {   /* devices are alike: number them in order of first use, as the
          * program's symmetry breaking expects of the seed */
         int map[64];
@@ -484,14 +535,15 @@ pt_status pt_pprob_ilp(const pt_pprob *p, int node_budget, double seconds, int *
     bottom_level_order(p, hstart, order);
     res->objective = hj;
     if (m > 64) {
-        free(heur), free(reach), free(hstart);
+        pt_arena_free(&A);
         return pt_diag_set(d, NULL, "gpus", "", "placement over more than 64 devices is not supported");
     }
     reachability(p, reach);
     for (int u = 0; u < n; u++)
         for (int v = u + 1; v < n; v++)
             if (!reach[(size_t)u * (size_t)n + (size_t)v]) np++;
-    if (!(pu = malloc((size_t)(np + 1) * sizeof *pu)) || !(pv = malloc((size_t)(np + 1) * sizeof *pv))) goto nomem;
+    if (!(pu = pt_arena_array(&A, (size_t)np + 1, sizeof *pu)) || !(pv = pt_arena_array(&A, (size_t)np + 1, sizeof *pv)))
+        goto nomem;
     np = 0;
     for (int u = 0; u < n; u++)
         for (int v = u + 1; v < n; v++)
@@ -592,7 +644,7 @@ pt_status pt_pprob_ilp(const pt_pprob *p, int node_budget, double seconds, int *
 
     /* the heuristic's placement and its list schedule, as a column vector */
     if (hj < INFINITY) {
-        double *x = calloc((size_t)ncol + 1, sizeof *x), bot = 0, lat = 0;
+        double *x = pt_arena_array(&A, (size_t)ncol + 1, sizeof *x), bot = 0, lat = 0;
         if (!x) goto nomem;
         pt_pprob_objective(p, heur, &bot, &lat);
         list_latency(p, heur, order, hstart);
@@ -623,10 +675,7 @@ pt_status pt_pprob_ilp(const pt_pprob *p, int node_budget, double seconds, int *
     }
     glp_init_iocp(&parm);
     parm.presolve = lp_ok ? GLP_OFF : GLP_ON;
-    if (!lp_ok) { /* the presolver's columns are not ours: no seed */
-        free(cx.seed);
-        cx.seed = NULL;
-    }
+    if (!lp_ok) cx.seed = NULL; /* the presolver's columns are not ours: no seed */
     parm.msg_lev = GLP_MSG_OFF;
     parm.tm_lim = seconds > 0 ? (int)(seconds * 1000) : INT32_MAX;
     parm.cb_func = ilp_callback;
@@ -636,12 +685,9 @@ pt_status pt_pprob_ilp(const pt_pprob *p, int node_budget, double seconds, int *
     res->nodes = cx.nodes;
     res->timed_out = ret == GLP_ETMLIM;
     if ((ret == 0 || ret == GLP_ETMLIM || ret == GLP_ESTOP) && (st == GLP_OPT || st == GLP_FEAS)) {
-        int *sol = malloc((size_t)n * sizeof *sol), *ord = malloc((size_t)n * sizeof *ord);
+        int *sol = pt_arena_array(&A, (size_t)n + 1, sizeof *sol), *ord = pt_arena_array(&A, (size_t)n + 1, sizeof *ord);
         double j;
-        if (!sol || !ord) {
-            free(sol), free(ord);
-            goto nomem;
-        }
+        if (!sol || !ord) goto nomem;
         for (int v = 0; v < n; v++) {
             sol[v] = 0;
             for (int k = 0; k < m; k++)
@@ -667,20 +713,23 @@ pt_status pt_pprob_ilp(const pt_pprob *p, int node_budget, double seconds, int *
         /* proven: the program closed its gap and its schedule is what the
          * list schedule in its order gives */
         if (res->optimal && res->objective > res->bound * (1 + 1e-6)) res->optimal = 0;
-        free(sol), free(ord);
     } else if (ret != GLP_ETMLIM && ret != GLP_ESTOP && ret != GLP_ENOPFS && ret != GLP_ENODFS) {
         pt_diag_set(d, NULL, "ilp", "", "GLPK failed (glp_intopt returned %d)", ret);
         glp_delete_prob(R.lp);
-        free(R.ia), free(R.ja), free(R.ar), free(cx.seed), free(pu), free(pv), free(heur), free(reach), free(hstart);
+        free(R.ia), free(R.ja), free(R.ar);
+        pt_arena_free(&A);
         return PT_EINPUT;
     }
     glp_delete_prob(R.lp);
-    free(R.ia), free(R.ja), free(R.ar), free(cx.seed), free(pu), free(pv), free(heur), free(reach), free(hstart);
+    free(R.ia), free(R.ja), free(R.ar);
+    pt_arena_free(&A);
     return PT_OK;
 nomem:
     if (R.lp) glp_delete_prob(R.lp);
-    free(R.ia), free(R.ja), free(R.ar), free(cx.seed), free(pu), free(pv), free(heur), free(reach), free(hstart);
-    return pt_diag_set(d, NULL, "memory", "", "out of memory");
+    free(R.ia), free(R.ja), free(R.ar);
+    pt_arena_free(&A);
+    pt_diag_set(d, NULL, "memory", "", "out of memory");
+    return PT_ENOMEM;
 }
 
 /* ---- a layer graph on a worker ------------------------------------------- */
@@ -691,28 +740,18 @@ const char *pt_place_method_name(pt_place_method m)
     return names[m];
 }
 
-static void pprob_free(pt_pprob *p)
-{
-    pt_pprob_unindex(p);
-    free(p->dur), free(p->mem), free(p->eu), free(p->ev), free(p->ecomm), free(p->estream);
-    memset(p, 0, sizeof *p);
-}
-
-static int pprob_alloc(pt_pprob *p, int n, int ne)
+/* The problem's arrays, from the arena (freed with it).  -1 out of memory. */
+static int pprob_alloc(pt_pprob *p, int n, int ne, pt_arena *a)
 {
     memset(p, 0, sizeof *p);
     p->n = n, p->ne = ne;
-    p->dur = calloc((size_t)n + 1, sizeof *p->dur);
-    p->mem = calloc((size_t)n + 1, sizeof *p->mem);
-    p->eu = calloc((size_t)ne + 1, sizeof *p->eu);
-    p->ev = calloc((size_t)ne + 1, sizeof *p->ev);
-    p->ecomm = calloc((size_t)ne + 1, sizeof *p->ecomm);
-    p->estream = calloc((size_t)ne + 1, sizeof *p->estream);
-    if (!p->dur || !p->mem || !p->eu || !p->ev || !p->ecomm || !p->estream) {
-        pprob_free(p);
-        return -1;
-    }
-    return 0;
+    p->dur = pt_arena_array(a, (size_t)n + 1, sizeof *p->dur);
+    p->mem = pt_arena_array(a, (size_t)n + 1, sizeof *p->mem);
+    p->eu = pt_arena_array(a, (size_t)ne + 1, sizeof *p->eu);
+    p->ev = pt_arena_array(a, (size_t)ne + 1, sizeof *p->ev);
+    p->ecomm = pt_arena_array(a, (size_t)ne + 1, sizeof *p->ecomm);
+    p->estream = pt_arena_array(a, (size_t)ne + 1, sizeof *p->estream);
+    return p->dur && p->mem && p->eu && p->ev && p->ecomm && p->estream ? 0 : -1;
 }
 
 /* A layer that works one time step at a time: a consumer of it can start
@@ -739,15 +778,16 @@ static double out_elems(const pt_glayer *l)
 
 /* The layer-level problem for micro-batches of mu samples, k of them. */
 static int layer_problem(const pt_graph *g, const pt_cluster *c, const pt_place_opts *o, double mu, int k,
-                         pt_pprob *p)
+                         pt_pprob *p, pt_arena *a)
 {
     int ne = 0;
     for (int i = 0; i < g->n; i++) ne += g->l[i].nin + (g->l[i].kv >= 0);
-    if (pprob_alloc(p, g->n, ne) < 0) return -1;
+    if (pprob_alloc(p, g->n, ne, a) < 0) return -1;
     p->m = o->m, p->k = k, p->ne = 0;
     p->mem_cap = c->dev.memory_GiB * 1073741824.0;
     for (int i = 0; i < g->n; i++) {
         const pt_glayer *l = &g->l[i];
+        int first = p->ne; /* the edges into i start here */
         p->dur[i] = 3.0 * pt_glayer_fwd_s(l, &c->dev, o->dtype, mu);
         /* weights, gradients, optimizer (16 B per parameter, mixed
          * precision) and the activations of all k micro-batches (GPipe) */
@@ -755,7 +795,8 @@ static int layer_problem(const pt_graph *g, const pt_cluster *c, const pt_place_
         for (int j = 0; j <= l->nin; j++) {
             int u = j < l->nin ? l->in[j] : l->kv, dup = 0;
             if (u < 0 || u >= i) continue;
-            for (int e = 0; e < p->ne; e++) dup |= p->eu[e] == u && p->ev[e] == i;
+            /* a duplicate can only be among i's own edges (at most 9) */
+            for (int e = first; e < p->ne; e++) dup |= p->eu[e] == u;
             if (dup) continue;
             p->eu[p->ne] = u, p->ev[p->ne] = i;
             p->ecomm[p->ne] = 2.0 * pt_p2p_time(c, (int64_t)(2.0 * out_elems(&g->l[u]) * mu), o->m, 1);
@@ -766,121 +807,437 @@ static int layer_problem(const pt_graph *g, const pt_cluster *c, const pt_place_
     return 0;
 }
 
-/* Contracts the problem to at most max nodes: first series pairs (a node
+/* ---- coarsening ------------------------------------------------------------
+ * Contracts the problem to at most max nodes: first series pairs (a node
  * whose only consumer has no other input), the cheapest first, then the
- * cheapest edge whose contraction leaves no cycle.  group[i] gets the new
- * node of old node i; the new nodes are in topological order. */
-static int coarsen(const pt_pprob *in, int max, pt_pprob *out, int *group)
+ * cheapest edge whose contraction leaves no cycle (no other path from its
+ * producer to its consumer).  Ties go to the smaller producer, then the
+ * smaller consumer; the survivor of a merge keeps the producer's number.
+ * group[i] gets the new node of old node i; the new nodes are in the
+ * topological order that takes the smallest ready number first.
+ *
+ * This is the contraction the n x n matrix version did (its scans were
+ * O(n^2) per merge, O(n^3) in all: 1,000 layers took two minutes), with the
+ * same choices in the same order, on sparse structures:
+ *   - the live edges in a hash table on (producer, consumer) and in linked
+ *     lists per node, each merge moving the absorbed node's edges (O(its
+ *     degree));
+ *   - two heaps of candidates with lazy deletion: series pairs keyed by
+ *     (cost, producer), edges by (cost, producer, consumer), each entry
+ *     stamped with its nodes' versions (a merge bumps the survivor's, so an
+ *     entry whose cost changed is skipped when it surfaces).  After merging
+ *     into u, only u and its producers can become series pairs, and only
+ *     edges at u change cost, so those are pushed again;
+ *   - an edge that is not safe when it surfaces is dropped: it becomes safe
+ *     only when one of its ends absorbs the other path's last node, a merge
+ *     into that end, which pushes it again.  The safety test is a search
+ *     from the producer's other consumers.
+ * O((n + e) log(n + e)) for the heaps plus the safety searches; on the
+ * built-in graphs and residual chains the searches are short. */
+
+typedef struct cedge {
+    int u, v, alive;
+    int next_out, next_in;   /* lists of u's out-edges and v's in-edges */
+    double w, st;            /* transfer seconds; time steps it streams over */
+} cedge;
+
+typedef struct cent {        /* a heap entry */
+    double cost;
+    int u, v;
+    unsigned vu, vv;         /* versions of u and v when pushed */
+} cent;
+
+typedef struct cheap {
+    cent *e;
+    int n, cap;
+} cheap;
+
+typedef struct cg {
+    pt_arena *a;
+    int n;
+    double *dur, *mem;
+    int *parent;             /* merged into; parent[i] == i: alive */
+    unsigned *ver;
+    int *outdeg, *indeg, *out_head, *in_head;
+    cedge *E;
+    int ne, ecap;
+    int *hash, hmask, hused; /* edge ids by (u, v); -1 empty, -2 deleted */
+    int *mark, *markb, stamp, *stack, *stackb; /* the two searches of cg_other_path */
+    cheap series, edges;
+} cg;
+
+static int cent_less(const cent *x, const cent *y)
 {
-    int n = in->n, alive = n, rc = -1, ne = 0;
-    size_t nb = (size_t)(n > 0 ? n : 1);
-    double *w = calloc((size_t)n * (size_t)n + 1, sizeof *w), *st = calloc((size_t)n * (size_t)n + 1, sizeof *st);
-    double *dur = malloc((size_t)n * sizeof *dur), *mem = malloc((size_t)n * sizeof *mem);
-    unsigned char *adj = calloc((size_t)n * (size_t)n + 1, 1), *seen = malloc((size_t)n + 1);
-    int *rep = malloc((size_t)n * sizeof *rep), *order = malloc((size_t)n * sizeof *order);
-    int *stack = malloc((size_t)n * sizeof *stack), *indeg = malloc((size_t)n * sizeof *indeg);
-#define A(i, j) adj[(size_t)(i) * (size_t)n + (size_t)(j)]
-#define W(i, j) w[(size_t)(i) * (size_t)n + (size_t)(j)]
-#define ST(i, j) st[(size_t)(i) * (size_t)n + (size_t)(j)]
-    if (n < 1 || !w || !st || !dur || !mem || !adj || !seen || !rep || !order || !stack || !indeg) goto done;
-    for (int i = 0; i < n; i++) rep[i] = i, dur[i] = in->dur[i], mem[i] = in->mem ? in->mem[i] : 0;
-    for (int e = 0; e < in->ne; e++) {
-        int u = in->eu[e], v = in->ev[e];
+    if (x->cost != y->cost) return x->cost < y->cost;
+    if (x->u != y->u) return x->u < y->u;
+    return x->v < y->v;
+}
+
+static int cheap_push(cg *g, cheap *h, cent x)
+{
+    int i;
+    if (h->n == h->cap) { /* grow in the arena: the old array is left behind */
+        int nc = h->cap ? 2 * h->cap : 1024;
+        cent *ne = pt_arena_array(g->a, (size_t)nc, sizeof *ne);
+        if (!ne) return -1;
+        if (h->n) memcpy(ne, h->e, (size_t)h->n * sizeof *ne);
+        h->e = ne, h->cap = nc;
+    }
+    i = h->n++;
+    h->e[i] = x;
+    while (i > 0 && cent_less(&h->e[i], &h->e[(i - 1) / 2])) {
+        cent t = h->e[i];
+        h->e[i] = h->e[(i - 1) / 2], h->e[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static cent cheap_pop(cheap *h)
+{
+    cent top = h->e[0];
+    int i = 0;
+    h->e[0] = h->e[--h->n];
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && cent_less(&h->e[l], &h->e[m])) m = l;
+        if (r < h->n && cent_less(&h->e[r], &h->e[m])) m = r;
+        if (m == i) break;
+        cent t = h->e[i];
+        h->e[i] = h->e[m], h->e[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+static uint32_t cg_slot(const cg *g, int u, int v)
+{
+    uint64_t k = ((uint64_t)(uint32_t)u << 32 | (uint32_t)v) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(k >> 32) & (uint32_t)g->hmask;
+}
+
+static int cg_find(const cg *g, int u, int v)
+{
+    for (uint32_t i = cg_slot(g, u, v);; i = (i + 1) & (uint32_t)g->hmask) {
+        int e = g->hash[i];
+        if (e == -1) return -1;
+        if (e >= 0 && g->E[e].u == u && g->E[e].v == v) return e;
+    }
+}
+
+/* Puts edge e in the table under its current ends (not there yet); a table
+ * whose live and deleted slots pass half is rebuilt from the live edges, so
+ * a probe always ends at an empty slot. */
+static void cg_hash(cg *g, int e)
+{
+    uint32_t i;
+    if (2 * (g->hused + 1) > g->hmask + 1) {
+        for (int k = 0; k <= g->hmask; k++) g->hash[k] = -1;
+        g->hused = 0;
+        for (int f = 0; f < g->ne; f++)
+            if (g->E[f].alive && f != e) {
+                for (i = cg_slot(g, g->E[f].u, g->E[f].v); g->hash[i] != -1; i = (i + 1) & (uint32_t)g->hmask) {}
+                g->hash[i] = f, g->hused++;
+            }
+    }
+    for (i = cg_slot(g, g->E[e].u, g->E[e].v); g->hash[i] >= 0; i = (i + 1) & (uint32_t)g->hmask) {}
+    if (g->hash[i] == -1) g->hused++;
+    g->hash[i] = e;
+}
+
+static void cg_unhash(cg *g, int e)
+{
+    for (uint32_t i = cg_slot(g, g->E[e].u, g->E[e].v);; i = (i + 1) & (uint32_t)g->hmask)
+        if (g->hash[i] == e) {
+            g->hash[i] = -2;
+            return;
+        }
+}
+
+/* A new edge (only while loading the problem). */
+static void cg_add(cg *g, int u, int v, double w, double st)
+{
+    int e = g->ne++;
+    g->E[e] = (cedge){u, v, 1, g->out_head[u], g->in_head[v], w, st};
+    g->out_head[u] = e, g->in_head[v] = e;
+    g->outdeg[u]++, g->indeg[v]++;
+    cg_hash(g, e);
+}
+
+static void cg_kill(cg *g, int e)
+{
+    g->E[e].alive = 0;
+    g->outdeg[g->E[e].u]--, g->indeg[g->E[e].v]--;
+    cg_unhash(g, e);
+}
+
+/* The first live out-edge of u (dead ones unlinked on the way). */
+static int cg_first_out(cg *g, int u)
+{
+    while (g->out_head[u] >= 0 && !g->E[g->out_head[u]].alive) g->out_head[u] = g->E[g->out_head[u]].next_out;
+    return g->out_head[u];
+}
+
+/* u's series candidate, when it has one: its only consumer has no other input. */
+static int cg_push_series(cg *g, int u)
+{
+    int e, v;
+    if (g->parent[u] != u || g->outdeg[u] != 1) return 0;
+    e = cg_first_out(g, u);
+    v = g->E[e].v;
+    if (g->indeg[v] != 1) return 0;
+    return cheap_push(g, &g->series, (cent){g->dur[u] + g->dur[v], u, v, g->ver[u], g->ver[v]});
+}
+
+static int cg_push_edge(cg *g, int e)
+{
+    int u = g->E[e].u, v = g->E[e].v;
+    return cheap_push(g, &g->edges, (cent){g->dur[u] + g->dur[v], u, v, g->ver[u], g->ver[v]});
+}
+
+static int cg_current(const cg *g, const cent *x)
+{
+    return g->parent[x->u] == x->u && g->parent[x->v] == x->v && g->ver[x->u] == x->vu &&
+           g->ver[x->v] == x->vv && cg_find(g, x->u, x->v) >= 0;
+}
+
+/* Is v reachable from u other than by the edge (u, v)?  Searched from both
+ * ends at once, one edge at a time each way (forward from u over out-edges,
+ * backward from v over in-edges), until either side runs out (no such path)
+ * or finds the other: the work is about twice the smaller search, so an
+ * input feeding thousands of layers is settled from the short side. */
+static int cg_other_path(cg *g, int u, int v)
+{
+    int topF = 0, topB = 0, curF = u, curB = v, eF = g->out_head[u], eB = g->in_head[v];
+    g->stamp++;
+    g->mark[u] = g->stamp;
+    g->markb[v] = g->stamp;
+    for (;;) {
+        /* one edge forward */
+        while (eF < 0) {
+            if (topF == 0) return 0;
+            curF = g->stack[--topF];
+            eF = g->out_head[curF];
+        }
+        {
+            const cedge *e = &g->E[eF];
+            eF = e->next_out;
+            if (e->alive && !(curF == u && e->v == v)) {
+                int y = e->v;
+                if (y == v || g->markb[y] == g->stamp) return 1;
+                if (g->mark[y] != g->stamp) g->mark[y] = g->stamp, g->stack[topF++] = y;
+            }
+        }
+        /* one edge backward */
+        while (eB < 0) {
+            if (topB == 0) return 0;
+            curB = g->stackb[--topB];
+            eB = g->in_head[curB];
+        }
+        {
+            const cedge *e = &g->E[eB];
+            eB = e->next_in;
+            if (e->alive && !(curB == v && e->u == u)) {
+                int w = e->u;
+                if (w == u || g->mark[w] == g->stamp) return 1;
+                if (g->markb[w] != g->stamp) g->markb[w] = g->stamp, g->stackb[topB++] = w;
+            }
+        }
+    }
+}
+
+/* Merges bv into bu and pushes the candidates that changed.  An edge of bv
+ * whose other end bu has no edge to yet is moved (its record relinked), one
+ * it has is added into bu's and dropped: records are never made here, so
+ * the edge array keeps the size of the input's edges. */
+static int cg_merge(cg *g, int bu, int bv)
+{
+    int rc = 0, next;
+    g->dur[bu] += g->dur[bv], g->mem[bu] += g->mem[bv];
+    for (int e = g->out_head[bv]; e >= 0; e = next) {
+        int x = g->E[e].v, f;
+        next = g->E[e].next_out;
+        if (!g->E[e].alive) continue;
+        f = x == bu ? -1 : cg_find(g, bu, x);
+        if (x == bu || f >= 0) {
+            if (f >= 0) {
+                if (g->E[e].st < g->E[f].st) g->E[f].st = g->E[e].st;
+                g->E[f].w += g->E[e].w;
+            }
+            cg_kill(g, e);
+            continue;
+        }
+        cg_unhash(g, e);
+        g->E[e].u = bu;
+        cg_hash(g, e);
+        g->outdeg[bv]--, g->outdeg[bu]++;
+        g->E[e].next_out = g->out_head[bu], g->out_head[bu] = e;
+    }
+    for (int e = g->in_head[bv]; e >= 0; e = next) {
+        int x = g->E[e].u, f;
+        next = g->E[e].next_in;
+        if (!g->E[e].alive) continue;
+        f = x == bu ? -1 : cg_find(g, x, bu);
+        if (x == bu || f >= 0) { /* x == bu: the contracted edge itself */
+            if (f >= 0) {
+                if (g->E[e].st < g->E[f].st) g->E[f].st = g->E[e].st;
+                g->E[f].w += g->E[e].w;
+            }
+            cg_kill(g, e);
+            continue;
+        }
+        cg_unhash(g, e);
+        g->E[e].v = bu;
+        cg_hash(g, e);
+        g->indeg[bv]--, g->indeg[bu]++;
+        g->E[e].next_in = g->in_head[bu], g->in_head[bu] = e;
+    }
+    g->parent[bv] = bu;
+    g->ver[bu]++;
+    rc |= cg_push_series(g, bu);
+    for (int e = g->in_head[bu], *prev = &g->in_head[bu]; e >= 0; e = *prev) {
+        if (!g->E[e].alive) { /* unlink as we go: lists stay as long as the live degree */
+            *prev = g->E[e].next_in;
+            continue;
+        }
+        rc |= cg_push_series(g, g->E[e].u) | cg_push_edge(g, e);
+        prev = &g->E[e].next_in;
+    }
+    for (int e = g->out_head[bu], *prev = &g->out_head[bu]; e >= 0; e = *prev) {
+        if (!g->E[e].alive) {
+            *prev = g->E[e].next_out;
+            continue;
+        }
+        rc |= cg_push_edge(g, e);
+        prev = &g->E[e].next_out;
+    }
+    return rc;
+}
+
+static int cmp_edge_uv(const void *a, const void *b)
+{
+    const cedge *x = a, *y = b;
+    if (x->u != y->u) return (x->u > y->u) - (x->u < y->u);
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+static int coarsen(const pt_pprob *in, int max, pt_pprob *out, int *group, pt_arena *a)
+{
+    cg g;
+    int n = in->n, alive = n, ecap = in->ne + 1, hcap = 64, nlive = 0, cnt = 0;
+    int *order, *ready, nready = 0;
+    cedge *live;
+    memset(&g, 0, sizeof g);
+    if (n < 1) return -1;
+    while (hcap < 4 * ecap) hcap *= 2;
+    g.a = a, g.n = n, g.ecap = ecap, g.hmask = hcap - 1;
+    g.dur = pt_arena_array(a, (size_t)n, sizeof *g.dur);
+    g.mem = pt_arena_array(a, (size_t)n, sizeof *g.mem);
+    g.parent = pt_arena_array(a, (size_t)n, sizeof *g.parent);
+    g.ver = pt_arena_array(a, (size_t)n, sizeof *g.ver);
+    g.outdeg = pt_arena_array(a, (size_t)n, sizeof *g.outdeg);
+    g.indeg = pt_arena_array(a, (size_t)n, sizeof *g.indeg);
+    g.out_head = pt_arena_array(a, (size_t)n, sizeof *g.out_head);
+    g.in_head = pt_arena_array(a, (size_t)n, sizeof *g.in_head);
+    g.mark = pt_arena_array(a, (size_t)n, sizeof *g.mark);
+    g.stack = pt_arena_array(a, (size_t)n, sizeof *g.stack);
+    g.markb = pt_arena_array(a, (size_t)n, sizeof *g.markb);
+    g.stackb = pt_arena_array(a, (size_t)n, sizeof *g.stackb);
+    g.E = pt_arena_array(a, (size_t)ecap, sizeof *g.E);
+    g.hash = pt_arena_array(a, (size_t)hcap, sizeof *g.hash);
+    order = pt_arena_array(a, (size_t)n, sizeof *order);
+    ready = pt_arena_array(a, (size_t)n, sizeof *ready);
+    if (!g.dur || !g.mem || !g.parent || !g.ver || !g.outdeg || !g.indeg || !g.out_head || !g.in_head ||
+        !g.mark || !g.markb || !g.stack || !g.stackb || !g.E || !g.hash || !order || !ready)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        g.dur[i] = in->dur[i], g.mem[i] = in->mem ? in->mem[i] : 0;
+        g.parent[i] = i, g.out_head[i] = g.in_head[i] = -1;
+    }
+    for (int i = 0; i < hcap; i++) g.hash[i] = -1;
+    for (int e = 0; e < in->ne; e++) { /* a repeated edge: the least streaming, the transfers added */
         double s = in->estream ? in->estream[e] : 1.0;
-        ST(u, v) = A(u, v) ? (s < ST(u, v) ? s : ST(u, v)) : s;
-        A(u, v) = 1, W(u, v) += in->ecomm[e];
+        int f = cg_find(&g, in->eu[e], in->ev[e]);
+        if (f >= 0 && s > g.E[f].st) s = g.E[f].st;
+        if (f >= 0) g.E[f].st = s, g.E[f].w += in->ecomm[e];
+        else cg_add(&g, in->eu[e], in->ev[e], in->ecomm[e], s);
+    }
+    if (alive > max) {
+        for (int u = 0; u < n; u++)
+            if (cg_push_series(&g, u)) return -1;
+        for (int e = 0; e < g.ne; e++)
+            if (cg_push_edge(&g, e)) return -1;
     }
     while (alive > max) {
-        int bu = -1, bv = -1, series = 0;
-        double best = INFINITY;
-        for (int u = 0; u < n; u++) {
-            int outs = 0, last = -1;
-            if (rep[u] != u) continue;
-            for (int v = 0; v < n; v++)
-                if (A(u, v)) outs++, last = v;
-            if (outs == 1) {
-                int ins = 0;
-                for (int x = 0; x < n; x++) ins += A(x, last);
-                if (ins == 1 && dur[u] + dur[last] < best) best = dur[u] + dur[last], bu = u, bv = last, series = 1;
-            }
+        int bu = -1, bv = -1;
+        while (g.series.n > 0 && bu < 0) {
+            cent x = cheap_pop(&g.series);
+            if (cg_current(&g, &x) && g.outdeg[x.u] == 1 && g.indeg[x.v] == 1) bu = x.u, bv = x.v;
         }
-        if (!series) { /* cheapest safe edge: v not reachable from u but through it */
-            best = INFINITY;
-            for (int u = 0; u < n; u++)
-                for (int v = 0; v < n; v++) {
-                    int top = 0, bad = 0;
-                    if (!A(u, v) || dur[u] + dur[v] >= best) continue;
-                    memset(seen, 0, nb);
-                    for (int x = 0; x < n; x++)
-                        if (A(u, x) && x != v) stack[top++] = x, seen[x] = 1;
-                    while (top > 0 && !bad) {
-                        int x = stack[--top];
-                        if (x == v) bad = 1;
-                        for (int y = 0; y < n; y++)
-                            if (A(x, y) && !seen[y]) seen[y] = 1, stack[top++] = y;
-                    }
-                    if (!bad) best = dur[u] + dur[v], bu = u, bv = v;
-                }
+        while (g.edges.n > 0 && bu < 0) {
+            cent x = cheap_pop(&g.edges);
+            if (cg_current(&g, &x) && !cg_other_path(&g, x.u, x.v)) bu = x.u, bv = x.v;
         }
         if (bu < 0) break;
-        /* merge bv into bu */
-        dur[bu] += dur[bv], mem[bu] += mem[bv];
-        for (int x = 0; x < n; x++) {
-            if (A(bv, x) && x != bu) {
-                ST(bu, x) = A(bu, x) ? (ST(bv, x) < ST(bu, x) ? ST(bv, x) : ST(bu, x)) : ST(bv, x);
-                A(bu, x) = 1, W(bu, x) += W(bv, x);
-            }
-            if (A(x, bv) && x != bu) {
-                ST(x, bu) = A(x, bu) ? (ST(x, bv) < ST(x, bu) ? ST(x, bv) : ST(x, bu)) : ST(x, bv);
-                A(x, bu) = 1, W(x, bu) += W(x, bv);
-            }
-            A(bv, x) = A(x, bv) = 0;
-        }
-        A(bu, bu) = 0;
-        for (int i = 0; i < n; i++)
-            if (rep[i] == bv) rep[i] = bu;
+        if (cg_merge(&g, bu, bv)) return -1;
         alive--;
     }
-    /* topological order of the survivors, smallest index first */
-    for (int v = 0; v < n; v++) {
-        indeg[v] = 0;
-        for (int u = 0; u < n; u++) indeg[v] += A(u, v);
-    }
-    {
-        int cnt = 0;
-        memset(seen, 0, nb);
-        while (cnt < alive) {
-            int pick = -1;
-            for (int v = 0; v < n && pick < 0; v++)
-                if (rep[v] == v && !seen[v] && indeg[v] == 0) pick = v;
-            if (pick < 0) goto done; /* cannot happen: contractions keep a DAG */
-            seen[pick] = 1;
-            order[pick] = cnt++;
-            for (int x = 0; x < n; x++)
-                if (A(pick, x)) indeg[x]--;
-        }
-    }
-    for (int u = 0; u < n; u++)
-        for (int v = 0; v < n; v++) ne += A(u, v);
-    if (pprob_alloc(out, alive, ne) < 0) goto done;
-    out->m = in->m, out->k = in->k, out->mem_cap = in->mem_cap, out->ne = 0;
+    /* topological order of the survivors, smallest number first (a min-heap
+     * of the ready ones) */
     for (int v = 0; v < n; v++)
-        if (rep[v] == v) out->dur[order[v]] = dur[v], out->mem[order[v]] = mem[v];
-    for (int u = 0; u < n; u++)
-        for (int v = 0; v < n; v++)
-            if (A(u, v)) {
-                int e = out->ne++;
-                out->eu[e] = order[u], out->ev[e] = order[v];
-                out->ecomm[e] = W(u, v), out->estream[e] = ST(u, v);
+        if (g.parent[v] == v && g.indeg[v] == 0) {
+            int i = nready++;
+            ready[i] = v;
+            while (i > 0 && ready[i] < ready[(i - 1) / 2]) {
+                int t = ready[i];
+                ready[i] = ready[(i - 1) / 2], ready[(i - 1) / 2] = t;
+                i = (i - 1) / 2;
             }
-    for (int i = 0; i < n; i++) group[i] = order[rep[i]];
-    rc = 0;
-#undef A
-#undef W
-#undef ST
-done:
-    free(w), free(st), free(dur), free(mem), free(adj), free(seen), free(rep), free(order), free(stack), free(indeg);
-    return rc;
+        }
+    while (nready > 0) {
+        int pick = ready[0], i = 0;
+        ready[0] = ready[--nready];
+        for (;;) {
+            int l = 2 * i + 1, r = l + 1, m = i;
+            if (l < nready && ready[l] < ready[m]) m = l;
+            if (r < nready && ready[r] < ready[m]) m = r;
+            if (m == i) break;
+            int t = ready[i];
+            ready[i] = ready[m], ready[m] = t;
+            i = m;
+        }
+        order[pick] = cnt++;
+        for (int e = g.out_head[pick]; e >= 0; e = g.E[e].next_out)
+            if (g.E[e].alive && --g.indeg[g.E[e].v] == 0) {
+                int j = nready++;
+                ready[j] = g.E[e].v;
+                while (j > 0 && ready[j] < ready[(j - 1) / 2]) {
+                    int t = ready[j];
+                    ready[j] = ready[(j - 1) / 2], ready[(j - 1) / 2] = t;
+                    j = (j - 1) / 2;
+                }
+            }
+    }
+    if (cnt != alive) return -1; /* cannot happen: contractions keep a DAG */
+    /* the edges in (producer, consumer) order of the old numbers, as before */
+    if (!(live = pt_arena_array(a, (size_t)(g.ne > 0 ? g.ne : 1), sizeof *live))) return -1;
+    for (int e = 0; e < g.ne; e++)
+        if (g.E[e].alive) live[nlive++] = g.E[e];
+    qsort(live, (size_t)nlive, sizeof *live, cmp_edge_uv);
+    if (pprob_alloc(out, alive, nlive, a) < 0) return -1;
+    out->m = in->m, out->k = in->k, out->mem_cap = in->mem_cap;
+    for (int v = 0; v < n; v++)
+        if (g.parent[v] == v) out->dur[order[v]] = g.dur[v], out->mem[order[v]] = g.mem[v];
+    for (int e = 0; e < nlive; e++) {
+        out->eu[e] = order[live[e].u], out->ev[e] = order[live[e].v];
+        out->ecomm[e] = live[e].w, out->estream[e] = live[e].st;
+    }
+    for (int i = 0; i < n; i++) {
+        int r = i;
+        while (g.parent[r] != r) r = g.parent[r];
+        group[i] = order[r];
+    }
+    return 0;
 }
 
 /* a chain: every node feeds the next and nothing else, nothing streams */
@@ -952,44 +1309,34 @@ static double obj_step(const pt_pprob *p, const int *dev, void *ctx)
     return j < INFINITY ? j + dp_tail(p, dev, NULL, ctx) : j;
 }
 
-static void try_free(place_try *t)
-{
-    pprob_free(&t->p);
-    free(t->group), free(t->dev), free(t->order);
-    memset(t, 0, sizeof *t);
-}
-
-static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *o, int k, place_try *t)
+/* One micro-batch count: everything from the arena.  -1 out of memory. */
+static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *o, int k, place_try *t,
+                   pt_arena *a)
 {
     pt_pprob lay;
     int max = o->max_nodes > 1 ? o->max_nodes : 40;
     memset(t, 0, sizeof *t);
-    if (layer_problem(g, c, o, o->batch / k, k, &lay) < 0) return -1;
-    t->group = malloc((size_t)g->n * sizeof *t->group);
-    if (!t->group || coarsen(&lay, max < 64 ? max : 64, &t->p, t->group) < 0) {
-        pprob_free(&lay);
-        return -1;
-    }
-    pprob_free(&lay);
-    pt_pprob_index(&t->p); /* only a speed-up: unindexed works the same */
-    if (!(t->dev = calloc((size_t)t->p.n + 1, sizeof *t->dev))) return -1;
+    if (layer_problem(g, c, o, o->batch / k, k, &lay, a) < 0) return -1;
+    t->group = pt_arena_array(a, (size_t)g->n, sizeof *t->group);
+    if (!t->group || coarsen(&lay, max < 64 ? max : 64, &t->p, t->group, a) < 0) return -1;
+    if (pprob_index_in(&t->p, a) < 0) return -1;
+    if (!(t->dev = pt_arena_array(a, (size_t)t->p.n + 1, sizeof *t->dev))) return -1;
     if (o->m == 1) {
         t->j = t->step = pt_pprob_objective(&t->p, t->dev, NULL, NULL);
         t->method = PT_PLACE_DP, t->optimal = 1;
         return 0;
     }
     {
-        double jd = pt_pprob_chain_dp(&t->p, t->dev), jh;
-        int *h = malloc((size_t)t->p.n * sizeof *h);
+        double jd = chain_dp(&t->p, t->dev, a), jh;
+        int *h = pt_arena_array(a, (size_t)t->p.n + 1, sizeof *h);
         if (!h) return -1;
         if (jd < INFINITY) jd = pt_pprob_objective(&t->p, t->dev, NULL, NULL);
-        jh = heuristic(&t->p, h, jd < INFINITY ? t->dev : NULL);
+        jh = heuristic(&t->p, h, jd < INFINITY ? t->dev : NULL, a);
         t->j = jd, t->method = PT_PLACE_DP, t->optimal = jd < INFINITY && is_chain(&t->p);
         if (jh < jd * (1 - 1e-12)) {
             t->j = jh, t->method = PT_PLACE_HEURISTIC, t->optimal = 0;
             memcpy(t->dev, h, (size_t)t->p.n * sizeof *h);
         }
-        free(h);
     }
     t->step = t->j;
     /* a worker among others: its devices' gradient all-reduces are part of
@@ -997,14 +1344,11 @@ static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *
     if (o->dp > 1 && t->j < INFINITY) {
         size_t n = (size_t)t->p.n;
         dp_ctx x = {.c = c, .dp = o->dp, .membw = c->dev.memory_bw_GBps * 1e9 * c->dev.mem_eff};
-        int *h = malloc(n * sizeof *h);
-        x.params = calloc(n, sizeof *x.params);
-        x.players = calloc(n, sizeof *x.players);
-        x.fin = malloc(n * sizeof *x.fin);
-        if (!h || !x.params || !x.players || !x.fin) {
-            free(h), free(x.params), free(x.players), free(x.fin);
-            return -1;
-        }
+        int *h = pt_arena_array(a, n, sizeof *h);
+        x.params = pt_arena_array(a, n, sizeof *x.params);
+        x.players = pt_arena_array(a, n, sizeof *x.players);
+        x.fin = pt_arena_array(a, n, sizeof *x.fin);
+        if (!h || !x.params || !x.players || !x.fin) return -1;
         for (int i = 0; i < g->n; i++) {
             x.params[t->group[i]] += g->l[i].params;
             x.players[t->group[i]] += g->l[i].params > 0;
@@ -1019,14 +1363,16 @@ static int solve_k(const pt_graph *g, const pt_cluster *c, const pt_place_opts *
                 t->method = PT_PLACE_HEURISTIC, t->optimal = 0;
             }
         }
-        free(h), free(x.params), free(x.players), free(x.fin);
     }
-    return 0;
+    return a->failed ? -1 : 0;
 }
 
 void pt_placement_free(pt_placement *p)
 {
-    free(p->layer_dev);
+    if (p->layer_dev) {
+        pt_alloc_fn fn = p->alloc ? p->alloc : pt_alloc_default;
+        fn(p->alloc_ud, p->layer_dev, p->layer_dev_bytes, 0);
+    }
     memset(p, 0, sizeof *p);
 }
 
@@ -1058,79 +1404,87 @@ void pt_place_data_parallel(const pt_graph *g, const pt_cluster *c, pt_dtype dty
     out->fits = out->pipe_s < INFINITY && out->mem_bytes <= c->dev.memory_GiB * 1073741824.0;
 }
 
+/* Bytes one micro-batch count's work takes in the arena (a generous guess:
+ * more only costs another block). */
+static size_t arena_guess(const pt_graph *g)
+{
+    size_t n = (size_t)g->n, e = 0;
+    for (int i = 0; i < g->n; i++) e += (size_t)g->l[i].nin + 1;
+    return 6 * (n * 160 + e * 240) + ((size_t)1 << 20);
+}
+
+static pt_status nomem(pt_arena *a, pt_placement *out, pt_diag *d)
+{
+    pt_arena_free(a);
+    pt_placement_free(out);
+    pt_diag_set(d, NULL, "memory", "", "out of memory");
+    return PT_ENOMEM;
+}
+
 pt_status pt_place_graph(const pt_graph *g, const pt_cluster *c, const pt_place_opts *o, pt_placement *out,
                          pt_diag *d)
 {
     place_try best = {0};
+    pt_arena a;
+    pt_alloc_fn fn = o->alloc ? o->alloc : pt_alloc_default;
     memset(out, 0, sizeof *out);
     if (o->m < 1 || o->m > 64) return pt_diag_set(d, NULL, "gpus", "", "a worker has 1 to 64 devices, not %d", o->m);
     if (!(o->batch >= 1)) return pt_diag_set(d, NULL, "batch", "", "a worker needs at least one sample per step");
+    if (g->n < 1) return pt_diag_set(d, NULL, "layers", "", "the graph has no layers");
+    /* one arena for the whole placement: one allocation when the guess holds */
+    pt_arena_init(&a, fn, o->alloc_ud, arena_guess(g));
     best.j = best.step = INFINITY;
     /* micro-batch counts: powers of two that leave whole samples */
     for (int k = 1; k <= 16 && o->batch / k >= 1.0; k *= 2) {
         place_try t;
         if (fmod(o->batch, (double)k) != 0) break;
-        if (solve_k(g, c, o, k, &t) < 0) {
-            try_free(&best);
-            return pt_diag_set(d, NULL, "memory", "", "out of memory");
-        }
-        if (t.step < best.step || !best.dev) { /* the first is kept even if nothing fits */
-            try_free(&best);
-            best = t;
-        } else {
-            try_free(&t);
-        }
+        if (solve_k(g, c, o, k, &t, &a) < 0) return nomem(&a, out, d);
+        if (t.step < best.step || !best.dev) best = t; /* the first is kept even if nothing fits */
         if (o->m == 1) break; /* one device: micro-batches only add steps */
     }
-    if (!best.dev) return pt_diag_set(d, NULL, "batch", "", "no micro-batch count divides the batch");
+    if (!best.dev) {
+        pt_arena_free(&a);
+        return pt_diag_set(d, NULL, "batch", "", "no micro-batch count divides the batch");
+    }
     out->timed_out = 0;
     out->too_large = o->use_ilp && o->m > 1 && best.p.n > PT_ILP_MAX_NODES;
     if (o->use_ilp && o->m > 1 && o->dp <= 1 && best.j < INFINITY && !out->too_large) {
         pt_ilp_result r;
-        int *sol = malloc((size_t)best.p.n * sizeof *sol), *ord = malloc((size_t)best.p.n * sizeof *ord);
+        int *sol = pt_arena_array(&a, (size_t)best.p.n, sizeof *sol);
+        int *ord = pt_arena_array(&a, (size_t)best.p.n, sizeof *ord);
         pt_status st;
-        if (!sol || !ord) {
-            free(sol), free(ord);
-            try_free(&best);
-            return pt_diag_set(d, NULL, "memory", "", "out of memory");
-        }
+        if (!sol || !ord) return nomem(&a, out, d);
         st = pt_pprob_ilp(&best.p, o->ilp_nodes, o->ilp_seconds, sol, ord, &r, d);
         if (st != PT_OK) {
-            free(sol), free(ord);
-            try_free(&best);
+            pt_arena_free(&a);
             return st;
         }
         out->timed_out = r.timed_out;
         if (r.objective < best.j * (1 - 1e-12)) {
             best.j = r.objective, best.method = PT_PLACE_ILP;
             memcpy(best.dev, sol, (size_t)best.p.n * sizeof *sol);
-            best.order = ord, ord = NULL;
+            best.order = ord;
         }
         if (r.optimal) best.optimal = 1;
-        free(sol), free(ord);
     }
     out->m = o->m, out->k = best.p.k, out->groups = best.p.n, out->micro = o->batch / best.p.k;
     out->method = best.method, out->optimal = best.optimal;
     out->pipe_s = pt_pprob_objective_order(&best.p, best.dev, best.order, &out->bottleneck_s, &out->latency_s);
-    if (!(out->layer_dev = malloc((size_t)g->n * sizeof *out->layer_dev))) {
-        try_free(&best);
-        return pt_diag_set(d, NULL, "memory", "", "out of memory");
-    }
+    /* the answer outlives the arena: its own block, from the same hook */
+    out->alloc = o->alloc, out->alloc_ud = o->alloc_ud;
+    out->layer_dev_bytes = (size_t)g->n * sizeof *out->layer_dev;
+    if (!(out->layer_dev = fn(o->alloc_ud, NULL, 0, out->layer_dev_bytes))) return nomem(&a, out, d);
     for (int i = 0; i < g->n; i++) out->layer_dev[i] = best.dev[best.group[i]];
     {
-        double *fin = malloc((size_t)best.p.n * sizeof *fin);
-        if (!fin) {
-            try_free(&best);
-            pt_placement_free(out);
-            return pt_diag_set(d, NULL, "memory", "", "out of memory");
-        }
+        double *fin = pt_arena_array(&a, (size_t)best.p.n, sizeof *fin);
+        if (!fin) return nomem(&a, out, d);
         pt_pprob_finish(&best.p, best.dev, best.order, fin);
         for (int v = 0; v < best.p.n; v++)
             if (2.0 / 3.0 * fin[v] > out->grad_window_s[best.dev[v]])
                 out->grad_window_s[best.dev[v]] = 2.0 / 3.0 * fin[v];
-        free(fin);
     }
     pt_place_data_parallel(g, c, o->dtype, o->batch, o->dp, out);
-    try_free(&best);
+    out->arena_blocks = a.blocks;
+    pt_arena_free(&a);
     return PT_OK;
 }

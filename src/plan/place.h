@@ -32,12 +32,21 @@
  *     the same on every machine, a wall-clock limit is the safety net;
  *   - pt_pprob_heuristic: the better of the DP and a greedy start, improved
  *     by moving and swapping nodes while J drops.
+ * Memory: a placement takes everything it works with from one arena
+ * (pt_arena, src/base) filled through pt_place_opts.alloc, a realloc-style
+ * hook (NULL: malloc): one block when the first guess holds, freed at once,
+ * plus the answer's layer_dev.  The local search allocates nothing (the
+ * objective runs in the problem's scratch, pt_pprob.work); out of memory is
+ * PT_ENOMEM.  GLPK keeps its own allocator.
+ * Sizes: the coarsening is near-linear in layers and edges (place.c says
+ * how), so graphs up to PT_GRAPH_MAX_LAYERS place in seconds.
  * Not here: statistical efficiency and time to train (src/goal).
  */
 #ifndef PT_PLACE_H
 #define PT_PLACE_H
 
 #include "partita.h"
+#include "base/base.h"
 #include "workload/graph.h"
 
 /* A placement problem: n nodes in topological order (edges u < v). */
@@ -55,6 +64,8 @@ typedef struct pt_pprob {
     int *inoff, *inedge;  /* [n + 1], [ne]: the edges into each node        */
     double critical;      /* the latency with no transfers and a device per
                            * node: every placement's latency >= it          */
+    double *work;         /* [n] scratch for the objective, or NULL (then it
+                           * allocates per call); a placement sets it        */
 } pt_pprob;
 
 /* Precomputes the priority order and each node's incoming edges, which the
@@ -117,6 +128,10 @@ typedef struct pt_place_opts {
                            * search balances them)                         */
     int ilp_nodes;        /* its branch-and-bound node budget              */
     double ilp_seconds;   /* its wall-clock limit                          */
+    pt_alloc_fn alloc;    /* where the placement's memory comes from (NULL:
+                           * malloc): one arena for all its work, plus the
+                           * answer's layer_dev; tests inject failures here */
+    void *alloc_ud;
 } pt_place_opts;
 
 typedef struct pt_placement {
@@ -138,7 +153,12 @@ typedef struct pt_placement {
     double grad_window_s[64];
     double mem_bytes;     /* the fullest device                             */
     int fits;
-    int *layer_dev;       /* [g->n] device of each layer (owned)            */
+    int *layer_dev;       /* [g->n] device of each layer (owned, from the
+                           * opts' alloc hook; pt_placement_free frees it)  */
+    pt_alloc_fn alloc;
+    void *alloc_ud;
+    size_t layer_dev_bytes;
+    int arena_blocks;     /* blocks the placement's arena took, e.g. 1      */
 } pt_placement;
 
 /* The best placement of g on o->m devices of c (the worker's devices are

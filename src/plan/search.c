@@ -186,8 +186,9 @@ static int gbs_list(const pt_search_opts *o, int64_t unit, int64_t *out, int max
         if (o->gbs_lo % unit == 0) out[n++] = o->gbs_lo;
         return n;
     }
+    /* m <= hi / unit: unit * m never overflows (pt_search bounds hi) */
     for (int64_t base = 1; base <= 3; base += 2)
-        for (int64_t m = base; unit * m <= o->gbs_hi && n < max; m *= 2)
+        for (int64_t m = base; m <= o->gbs_hi / unit && n < max; m *= 2)
             if (unit * m >= o->gbs_lo) out[n++] = unit * m;
     return n;
 }
@@ -244,9 +245,21 @@ static void price_tree(worker *w, const pt_model *m, const pt_cluster *c, const 
     st.pp = 1;
     st.vpp = 1;
     pt_cost_prepare(m, c, job, &st, &pr);
-    for (int pp = 1; pp <= m->layers; pp++) {
-        int64_t model = (int64_t)tp * cp * pp, dp, gl[64];
-        int ng, lf = 0, ll = 0, moe_layout = 0;
+    /* pp ranges over the divisors of devices / (tp*cp) (at most the layer
+     * count): the work depends on the device count, not on num_hidden_layers */
+    int64_t rest = c->devices / ((int64_t)tp * cp), divs[2048];
+    int ndiv = 0, nhi = 0;
+    int64_t his[1024];
+    for (int64_t q = 1; q * q <= rest; q++)
+        if (rest % q == 0) {
+            if (ndiv < 1024) divs[ndiv++] = q;
+            if (q * q != rest && nhi < 1024) his[nhi++] = rest / q;
+        }
+    while (nhi > 0) divs[ndiv++] = his[--nhi]; /* ascending */
+    for (int id = 0; id < ndiv; id++) {
+        int64_t model = (int64_t)tp * cp * divs[id], dp, gl[64];
+        int ng, lf = 0, ll = 0, moe_layout = 0, pp = (int)divs[id];
+        if (divs[id] > m->layers) break;
         if (c->devices % model) continue;
         if (m->layers % pp) {
             /* a MoE model's uneven split (src/strategy), one stage per rank */
@@ -373,7 +386,31 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
     int64_t done = 0;
 
     memset(r, 0, sizeof *r);
-    if (o->top_k < 1) return pt_diag_set(d, NULL, "top", NULL, "--top must be at least 1");
+    {
+        pt_status js;
+        char v[32];
+        if (o->top_k < 1 || o->top_k > PT_SEARCH_MAX_TOP) {
+            snprintf(v, sizeof v, "%d", o->top_k);
+            return pt_diag_set(d, NULL, "top", v, "--top %s is outside 1..%d", v, PT_SEARCH_MAX_TOP);
+        }
+        if (o->threads < 1 || o->threads > PT_SEARCH_MAX_THREADS) {
+            snprintf(v, sizeof v, "%d", o->threads);
+            return pt_diag_set(d, NULL, "threads", v, "--threads %s is outside 1..%d", v,
+                               PT_SEARCH_MAX_THREADS);
+        }
+        if (o->gbs_lo < 1 || o->gbs_hi < o->gbs_lo || o->gbs_hi > PT_MAX_GLOBAL_BATCH) {
+            snprintf(v, sizeof v, "%lld", (long long)o->gbs_hi);
+            return pt_diag_set(d, NULL, "global-batch", v, "--global-batch %lld..%lld is not within 1..%lld "
+                               "sequences", (long long)o->gbs_lo, (long long)o->gbs_hi,
+                               (long long)PT_MAX_GLOBAL_BATCH);
+        }
+        if (c->devices < 1 || c->devices > PT_MAX_DEVICES) {
+            snprintf(v, sizeof v, "%lld", (long long)c->devices);
+            return pt_diag_set(d, NULL, "devices", v, "the cluster's %s devices are outside 1..%lld", v,
+                               (long long)PT_MAX_DEVICES);
+        }
+        if ((js = pt_job_check(job, d)) != PT_OK) return js;
+    }
     /* (tp, cp) pairs the model and the cluster allow */
     for (int tp = 1; tp <= 512; tp++) {
         if (m->heads % tp || m->kv_heads % tp || c->devices % tp) continue;
@@ -412,6 +449,13 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
             w[i].npairs = npairs;
             w[i].pairs = (const int (*)[2])pairs;
             w[i].heap = calloc((size_t)o->top_k, sizeof(pt_plan));
+            if (!w[i].heap) {
+                for (int k = 0; k <= i; k++) free(w[k].heap);
+                free(w);
+                free(th);
+                pt_diag_set(d, NULL, NULL, NULL, "out of memory");
+                return PT_ENOMEM;
+            }
             w[i].mu = &mu;
             w[i].done = &done;
         }
@@ -420,8 +464,15 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
         if (T == 1) {
             work(&w[0]);
         } else {
-            for (int i = 0; i < T; i++) pthread_create(&th[i], NULL, work, &w[i]);
-            for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
+            /* a thread that cannot start: its share runs here, after the others */
+            int *started = calloc((size_t)T, sizeof *started);
+            for (int i = 0; i < T; i++)
+                started[i] = started && pthread_create(&th[i], NULL, work, &w[i]) == 0;
+            for (int i = 0; i < T; i++) {
+                if (started && started[i]) pthread_join(th[i], NULL);
+                else work(&w[i]);
+            }
+            free(started);
         }
         /* merge: the same total order whatever T */
         {
@@ -429,6 +480,13 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
             pt_plan *all;
             for (int i = 0; i < T; i++) total += w[i].n;
             all = calloc((size_t)(total ? total : 1), sizeof *all);
+            if (!all) {
+                for (int i = 0; i < T; i++) free(w[i].heap);
+                free(w);
+                free(th);
+                pt_diag_set(d, NULL, NULL, NULL, "out of memory");
+                return PT_ENOMEM;
+            }
             for (int i = 0, k = 0; i < T; i++)
                 for (int j = 0; j < w[i].n; j++) all[k++] = w[i].heap[j];
             qsort(all, (size_t)total, sizeof *all, cmp_plans);

@@ -28,9 +28,16 @@ typedef struct pt_plan {
                             tokens/s, or what pt_search_opts.score gives  */
 } pt_plan;
 
+/* Bounds pt_search refuses beyond (pt_diag names the option): plans kept,
+ * threads, devices.  The global batch is bounded by PT_MAX_GLOBAL_BATCH and the
+ * sequence by PT_MAX_SEQ_LEN (base.h). */
+#define PT_SEARCH_MAX_TOP 10000
+#define PT_SEARCH_MAX_THREADS 1024
+#define PT_MAX_DEVICES ((int64_t)1 << 24)
+
 typedef struct pt_search_opts {
-    int top_k;           /* e.g. 5                                    */
-    int threads;         /* >= 1                                      */
+    int top_k;           /* e.g. 5; 1..PT_SEARCH_MAX_TOP              */
+    int threads;         /* 1..PT_SEARCH_MAX_THREADS                  */
     int prune;           /* 1: skip pricing what does not fit (default) */
     int64_t gbs_lo, gbs_hi;  /* the global batch, or a range          */
     pt_space space;      /* --space and --fix together                */

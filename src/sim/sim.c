@@ -343,8 +343,10 @@ static void free_sim(sim *s)
     free(s->stat);
 }
 
-pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
-                     const pt_strategy *st, pt_sim_result *r, pt_diag *d)
+/* Replays every operation of st's step (its micro-batch count within the
+ * limits of sim.h). */
+static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                           const pt_strategy *st, pt_sim_result *r, pt_diag *d)
 {
     sim s;
     pt_cost_prep pr;
@@ -502,6 +504,79 @@ oom:
     pt_sim_free(r);
     pt_diag_set(d, NULL, NULL, NULL, "out of memory in the simulator");
     return PT_ENOMEM;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+/* x(M) from its values at L and 2L, the step being affine in the micro-batch
+ * count once the pipeline is full (each further micro-batch adds one period
+ * of the steady state). */
+static double affine(double at_l, double at_2l, int64_t L, int64_t M)
+{
+    return at_2l + (at_2l - at_l) / (double)L * (double)(M - 2 * L);
+}
+
+pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                     const pt_strategy *st, pt_sim_result *r, pt_diag *d)
+{
+    int64_t M = st->gbs / ((int64_t)st->mbs * st->dp), V, q, L;
+    pt_status js = pt_job_check(job, d);
+    pt_sim_result r1;
+    pt_strategy w = *st;
+    pt_cost cost;
+    char v[32];
+    memset(r, 0, sizeof *r);
+    if (js != PT_OK) return js;
+    V = (int64_t)st->pp * (st->schedule == PT_SCHED_INTERLEAVED ? st->vpp : st->schedule == PT_SCHED_ZBV ? 2 : 1);
+    if (M <= PT_SIM_MAX_MICROBATCHES && M * V <= PT_SIM_MAX_OPS) return sim_exact(m, c, job, st, r, d);
+    /* Too many to replay (gbs=10^8 on one pipeline took 59 s and 13.5 GB):
+     * replay L and 2L micro-batches, L a multiple of pp and 2 (the
+     * interleaved and DualPipe orders need them) with both runs within the
+     * operation limit, and extrapolate; L must leave the pipeline's fill and
+     * drain well inside the window (4 x pp x virtual stages). */
+    q = st->pp / gcd64(st->pp, 2) * 2;
+    L = PT_SIM_MAX_OPS / 2 / V / q * q;
+    if (L > PT_SIM_MAX_MICROBATCHES / 2) L = PT_SIM_MAX_MICROBATCHES / 2 / q * q;
+    if (L < 4 * V || 2 * L >= M) {
+        snprintf(v, sizeof v, "%lld", (long long)M);
+        return pt_diag_set(d, NULL, "gbs", v, "the simulator replays at most %lld micro-batch x virtual-stage "
+                           "operations, and extrapolates longer steps from a window that holds the pipeline's "
+                           "fill and drain 4 times; this step has %s micro-batches (gbs / (mbs * dp)) on %lld "
+                           "virtual stages", (long long)PT_SIM_MAX_OPS, v, (long long)V);
+    }
+    w.gbs = L * st->mbs * st->dp;
+    if ((js = sim_exact(m, c, job, &w, &r1, d)) != PT_OK) return js;
+    w.gbs = 2 * L * st->mbs * st->dp;
+    if ((js = sim_exact(m, c, job, &w, r, d)) != PT_OK) {
+        pt_sim_free(&r1);
+        return js;
+    }
+    r->microbatches = M;
+    r->window = 2 * L;
+    r->pipeline_s = affine(r1.pipeline_s, r->pipeline_s, L, M);
+    r->busy_s = affine(r1.busy_s, r->busy_s, L, M);
+    r->bubble_s = r->pipeline_s - r->busy_s;
+    r->peak_bytes = 0;
+    for (int dv = 0; dv < r->pp; dv++) {
+        /* a schedule that bounds the micro-batches in flight has the same
+         * peak at L and 2L; GPipe's grows with the count */
+        if (r->stage_peak[dv] != r1.stage_peak[dv])
+            r->stage_peak[dv] = (int64_t)affine((double)r1.stage_peak[dv], (double)r->stage_peak[dv], L, M);
+        if (r->stage_peak[dv] > r->peak_bytes) r->peak_bytes = r->stage_peak[dv];
+    }
+    pt_sim_free(&r1);
+    /* the tail as the analytic model prices the real step */
+    pt_cost_eval(m, c, job, st, &cost);
+    r->tail_s = cost.time.dp_comm + cost.time.optimizer + cost.time.offload;
+    r->step_time_s = r->pipeline_s + r->tail_s;
+    return PT_OK;
 }
 
 void pt_sim_free(pt_sim_result *r)

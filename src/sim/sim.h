@@ -49,6 +49,9 @@ typedef struct pt_sim_mem {   /* activation+static bytes of a rank from t on */
 typedef struct pt_sim_result {
     int pp, chunks;           /* ranks; virtual stages per rank              */
     int64_t microbatches;
+    int64_t window;           /* 0: every micro-batch replayed; else the step
+                                 was extrapolated from replays of window/2 and
+                                 window micro-batches (events: the latter)   */
     double pipeline_s;        /* first F start to last B/W end               */
     double tail_s;            /* exposed DP collectives + optimizer + offload */
     double step_time_s;       /* pipeline_s + tail_s                          */
@@ -63,7 +66,22 @@ typedef struct pt_sim_result {
     pt_sim_mem *mem;          /* in time order per rank                      */
 } pt_sim_result;
 
-/* Simulates one step of st (already checked).  PT_ENOMEM on allocation failure. */
+/* The largest step the simulator replays whole: micro-batches per pipeline,
+ * and micro-batches x virtual stages (each is a few operations and events;
+ * 2^20 of them take about a second and 200 MB).  A larger step is replayed
+ * for two windows of L and 2L micro-batches (2L x virtual stages within the
+ * limit, L a multiple of pp and 2, at least 4 x the virtual stages) and its
+ * pipeline time, busy time and per-stage peaks extrapolated from them (the
+ * step is affine in the micro-batch count once the pipeline is full):
+ * window says so, and events then hold the 2L-micro-batch replay only.  A
+ * step whose window would not hold its fill and drain is refused with the
+ * limit named (PT_EINPUT). */
+#define PT_SIM_MAX_MICROBATCHES ((int64_t)1 << 16)
+#define PT_SIM_MAX_OPS ((int64_t)1 << 20)
+
+/* Simulates one step of st (already checked).  PT_EINPUT for a job
+ * pt_job_check refuses or a step beyond the limits above; PT_ENOMEM on
+ * allocation failure. */
 pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
                      const pt_strategy *st, pt_sim_result *r, pt_diag *d);
 void pt_sim_free(pt_sim_result *r);

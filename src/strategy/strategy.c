@@ -445,6 +445,7 @@ pt_status pt_strategy_check(const pt_strategy *st, const pt_model *m, const pt_c
     int64_t per_step, mb;
     pt_status rc;
 #define VAL(x) (snprintf(v, sizeof v, "%lld", (long long)(x)), v)
+    if ((rc = pt_job_check(job, d)) != PT_OK) return rc; /* seq_len, global_batch in range */
     /* every degree in its range before anything divides by it (the first
      * one wrong in the string's order is the one refused) */
     if (bad_degree(st) >= 0)
@@ -645,6 +646,7 @@ static pt_status space_refuse(pt_diag *d, const char *label, const char *key, co
 pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_diag *d)
 {
     const char *p = text;
+    unsigned seen = 0; /* keys this text gave: a second one is refused, not silently the winner */
     for (;;) {
         const char *key, *val, *end, *dots;
         const char *name;
@@ -666,6 +668,10 @@ pt_status pt_space_parse(const char *text, const char *label, pt_space *sp, pt_d
                                 names);
         }
         name = keys[dim].name;
+        if (seen & (1u << dim))
+            return space_refuse(d, label, name, name, col,
+                                "%s is given twice (give one list A,B,C or one range LO..HI)", name);
+        seen |= 1u << dim;
         val = ++p;
         while (*p && *p != ' ' && *p != '\t') p++;
         end = p;

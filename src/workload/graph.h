@@ -46,12 +46,18 @@ typedef struct pt_glayer {
     double flops;                /* forward FLOPs per sample (GEMMs)             */
 } pt_glayer;
 
+/* The most layers a graph holds (a graph file with more is refused, naming
+ * the limit): names are found through a hash table and the placement
+ * coarsens near-linearly, so 100,000 layers read in well under a second. */
+#define PT_GRAPH_MAX_LAYERS 100000
+
 typedef struct pt_graph {
     char name[64];
     char sample[16];             /* "image", "sentence", "token"                */
     double samples_per_epoch;    /* e.g. 1281167 ImageNet images                */
     int n, cap;
     pt_glayer *l;                /* owned                                        */
+    int *hidx, hcap;             /* owned: layer index by name, open addressing  */
 } pt_graph;
 
 /* Built-in graphs: names and builders. */
