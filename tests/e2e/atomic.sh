@@ -3,13 +3,7 @@
 # same directory, then rename): a failed export leaves an existing --out file
 # as it was, a write that fails leaves nothing behind, and a successful one
 # replaces the file whole.  No "*.tmp.*" file is ever left over.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "atomic.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 job="llama3-8b --cluster dgx-h100 --gpus 16 --global-batch 64 --seq-len 2048"
 no_leftovers() {
     left=$(find "$tmp" -name '*.tmp.*')

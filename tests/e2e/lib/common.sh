@@ -4,8 +4,8 @@
 # and then has: the working directory at the repository root; BUILD (default
 # build) and P, the partita binary in it; fail=0 and bad MESSAGE, which prints
 # "SCRIPT: MESSAGE" and sets fail=1; $tmp, a temporary directory removed on
-# exit; and expect2.  It checks nothing itself; tests/run.sh runs only
-# tests/e2e/*.sh, so it never runs this file on its own.
+# exit; and the exit-status checks expect2 and refused.  It checks nothing
+# itself; tests/run.sh runs only tests/e2e/*.sh, never this file on its own.
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 P=$BUILD/partita
@@ -30,4 +30,13 @@ expect2() {
     esac
     grep -qF -- "$want" "$tmp/err" || bad "$name: stderr lacks \"$want\": $(cat "$tmp/err")"
     [ -s "$tmp/out" ] && bad "$name: wrote to stdout: $(head -n 3 "$tmp/out")"
+}
+
+# refused CMD...: CMD exits 2 with a message on stderr, which is left in
+# $tmp/e for the caller to grep (stdout in $tmp/o).
+refused() {
+    "$@" >"$tmp/o" 2>"$tmp/e"
+    rc=$?
+    [ $rc -eq 2 ] || bad "exit $rc, want 2: $*"
+    [ -s "$tmp/e" ] || bad "no message: $*"
 }
