@@ -74,9 +74,11 @@ $(BUILD)/libpartita.a: $(LIB_OBJ)
 $(BUILD)/partita: $(CLI_OBJ) $(BUILD)/libpartita.a
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpartita.a $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libpartita.a
+# Every test binary links the shared scaffolding of tests/helpers.c.
+TEST_HELPERS := $(BUILD)/obj/tests/helpers.o
+$(BUILD)/tests/%: tests/%.c tests/helpers.h $(TEST_HELPERS) $(BUILD)/libpartita.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(BUILD)/libpartita.a -lcmocka $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(TEST_HELPERS) $(BUILD)/libpartita.a -lcmocka $(LDLIBS_ALL)
 
 $(BUILD)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c fuzz/fuzz.h $(BUILD)/libpartita.a
 	@mkdir -p $(@D)

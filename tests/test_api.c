@@ -2,26 +2,14 @@
  * test_api.c -- the public planning API (include/partita.h, src/api/api.c):
  * pt_plan_run, its per-candidate callback, pt_simulate and pt_export.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "helpers.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "partita.h"
-
+/* Every case plans llama3-8b on 16 H100, seq 4096, gbs 128. */
 static void setup(pt_model *m, pt_cluster *c, pt_job *job)
 {
-    pt_diag d;
-    assert_int_equal(pt_model_builtin("llama3-8b", m, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-h100", c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(c, 16, &d), PT_OK);
-    memset(job, 0, sizeof *job);
-    job->seq_len = 4096;
-    job->global_batch = 128;
-    job->flash_attention = 1;
+    *m = th_model("llama3-8b");
+    *c = th_cluster("dgx-h100", 16);
+    *job = th_job(4096, 128, 1);
 }
 
 static void count(const pt_strategy *st, const pt_cost *cost, void *arg)
@@ -103,18 +91,16 @@ static void test_simulate_export(void **state)
     pt_job job;
     pt_diag d;
     pt_strategy st;
-    unsigned set;
     pt_cost k;
     pt_sim_summary s;
     char *text;
     (void)state;
     setup(&m, &c, &job);
-    assert_int_equal(pt_strategy_parse("tp=2 pp=2 mbs=1", &st, &set, &d), PT_OK);
-    assert_int_equal(pt_strategy_resolve(&st, set, &m, &c, &job, &d), PT_OK);
+    st = th_strategy("tp=2 pp=2 mbs=1", &m, &c, &job);
     assert_int_equal(pt_cost_eval(&m, &c, &job, &st, &k), PT_OK);
     assert_int_equal(pt_simulate(&m, &c, &job, &st, &s, &d), PT_OK);
     /* src/sim and src/cost agree within 3% on 1F1B (tests/test_sim.c) */
-    assert_true(s.step_time_s > 0.97 * k.step_time_s && s.step_time_s < 1.03 * k.step_time_s);
+    th_near_rel(s.step_time_s, k.step_time_s, 0.03, "pt_simulate step against pt_cost_eval");
     assert_true(s.fits);
     assert_int_equal(pt_export("megatron", &m, &c, &job, &st, &text, &d), PT_OK);
     assert_non_null(strstr(text, "--tensor-model-parallel-size 2"));

@@ -11,26 +11,13 @@
  * S, then over the next level on the S/g_0 shard each device holds, all-gather
  * mirrored.  bw is bw_GBps * 1e9 * efficiency.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "partita.h"
+#include "helpers.h"
 
 #define S INT64_C(1000000000) /* 1e9 bytes: the buffer of every case below */
 
-/* Relative tolerance for times that are a few floating-point operations. */
-static void near(double got, double want)
-{
-    double tol = 1e-12 * (want > 0 ? want : 1.0);
-    if (!(got >= want - tol && got <= want + tol))
-        fail_msg("got %.17g, want %.17g", got, want);
-}
+/* Relative tolerance 1e-12 (absolute 1e-12 where want <= 0) for times that are
+ * a few floating-point operations; a failure names the expression. */
+#define near(got, want) th_near_abs((got), (want), 1e-12 * ((want) > 0 ? (want) : 1.0), #got)
 
 /* One level: 8 devices at 100 GB/s, no latency, efficiency 1. */
 static pt_cluster one_level(double latency_us)

@@ -13,80 +13,14 @@
  *   - monotonicity in recompute and the identities between the fields of
  *     pt_cost (the step time is the sum of its parts, mfu <= hfu, ...).
  */
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "partita.h"
+#include "helpers.h"
 #include "cost/cost.h"
-
-static pt_model model(const char *name)
-{
-    pt_model m;
-    pt_diag d;
-    if (pt_model_builtin(name, &m, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
-    return m;
-}
-
-static pt_cluster cluster(const char *name, int64_t n)
-{
-    pt_cluster c;
-    pt_diag d;
-    if (pt_cluster_builtin(name, &c, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
-    if (pt_cluster_resize(&c, n, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
-    return c;
-}
-
-static pt_job job(int64_t seq_len, int64_t global_batch, int flash)
-{
-    pt_job j;
-    memset(&j, 0, sizeof j);
-    j.seq_len = seq_len;
-    j.global_batch = global_batch;
-    j.dtype = PT_BF16;
-    j.flash_attention = flash;
-    return j;
-}
-
-/* Parses and resolves text; fails the test unless both succeed. */
-static pt_strategy strat(const char *text, const pt_model *m, const pt_cluster *c, const pt_job *j)
-{
-    pt_strategy st;
-    pt_diag d;
-    unsigned set;
-    if (pt_strategy_parse(text, &st, &set, &d) != PT_OK) fail_msg("\"%s\": %s", text, d.msg);
-    if (pt_strategy_resolve(&st, set, m, c, j, &d) != PT_OK) fail_msg("\"%s\": %s", text, d.msg);
-    return st;
-}
 
 static pt_cost eval(const pt_model *m, const pt_cluster *c, const pt_job *j, const pt_strategy *st)
 {
     pt_cost k;
     assert_int_equal(pt_cost_eval(m, c, j, st, &k), PT_OK);
     return k;
-}
-
-/* |got - want| <= rel * |want| */
-static void near_rel(double got, double want, double rel, const char *what)
-{
-    if (!(fabs(got - want) <= rel * fabs(want)))
-        fail_msg("%s: got %.17g, want %.17g (relative error %.3g > %.3g)", what, got, want,
-                 fabs(got - want) / fabs(want), rel);
-}
-
-/* |got - want| <= tol, in double (cmocka's assert_float_equal rounds to float) */
-static void near_abs(double got, double want, double tol, const char *what)
-{
-    if (!(fabs(got - want) <= tol))
-        fail_msg("%s: got %.17g, want %.17g (off by %.3g > %.3g)", what, got, want,
-                 fabs(got - want), tol);
 }
 
 /* ---- model FLOPs ---------------------------------------------------------------- */
@@ -101,33 +35,33 @@ static void near_abs(double got, double want, double tol, const char *what)
  * pt_cost_model_flops (it counts GEMMs only). */
 static void test_model_flops_gpt3(void **state)
 {
-    pt_model m = model("gpt3-175b");
+    pt_model m = th_model("gpt3-175b");
     double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
     double want = 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
     (void)state;
     assert_int_equal(m.layers, 96);
     assert_int_equal(m.hidden, 12288);
     assert_int_equal(m.vocab, 51200);
-    near_rel(pt_cost_model_flops(&m, 2048, 1536), want, 1e-9, "gpt3-175b model FLOPs");
+    th_near_rel(pt_cost_model_flops(&m, 2048, 1536), want, 1e-9, "gpt3-175b model FLOPs");
     /* = 72 * 1536 * 2048 * 96 * 12288^2 * (1 + 0.0277778 + 0.0036169) = 3.3862e18 */
-    near_rel(want, 3.3861967463873244e18, 1e-12, "the arithmetic of the comment");
+    th_near_rel(want, 3.3861967463873244e18, 1e-12, "the arithmetic of the comment");
     /* linear in the batch */
-    near_rel(pt_cost_model_flops(&m, 2048, 3072), 2.0 * want, 1e-12, "twice the batch");
+    th_near_rel(pt_cost_model_flops(&m, 2048, 3072), 2.0 * want, 1e-12, "twice the batch");
 }
 
 /* With full recompute and no flash attention the hardware executes exactly
  * eq. 3 of Narayanan et al.: the layers once more forward, the logits not. */
 static void test_hw_flops_full_recompute(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 1024);
-    pt_job j = job(2048, 1536, 0);
-    pt_strategy st = strat("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 1024);
+    pt_job j = th_job(2048, 1536, 0);
+    pt_strategy st = th_strategy("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
     pt_cost k = eval(&m, &c, &j, &st);
     double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
     (void)state;
-    near_rel(k.model_flops, pt_cost_model_flops(&m, 2048, 1536), 1e-12, "model_flops");
-    near_rel(k.hw_flops, 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h)),
+    th_near_rel(k.model_flops, pt_cost_model_flops(&m, 2048, 1536), 1e-12, "model_flops");
+    th_near_rel(k.hw_flops, 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h)),
              1e-9, "hw_flops, eq. 3 with recompute");
 }
 
@@ -162,8 +96,8 @@ static pt_strategy kor_strategy(int sp, pt_recompute rc)
 
 static void test_korthikanti_table2(void **state)
 {
-    pt_model m = model("gpt-22b");
-    pt_job j = job(2048, 4, 0);
+    pt_model m = th_model("gpt-22b");
+    pt_job j = th_job(2048, 4, 0);
     double s = 2048, b = 4, h = 6144, a = 64, t = 8, sbh = s * b * h;
     pt_strategy none = kor_strategy(0, PT_RC_NONE), sp = kor_strategy(1, PT_RC_NONE);
     pt_strategy sel_sp = kor_strategy(1, PT_RC_SELECTIVE), full = kor_strategy(0, PT_RC_FULL);
@@ -174,20 +108,20 @@ static void test_korthikanti_table2(void **state)
     assert_int_equal(m.ffn, 4 * 6144);
     assert_true(m.dropout); /* Table 2 counts the dropout masks */
     /* 50331648 * (10 + 3 + 13.333..) = 1325400064 bytes = 1.234 GiB */
-    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &none),
+    th_near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &none),
              sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)), 1e-12, "no recompute, no SP");
     /* 6291456 * (34 + 106.667) = 884998144 bytes */
-    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sp),
+    th_near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sp),
              sbh / t * (34.0 + 5.0 * a * s / h), 1e-12, "SP");
     /* 34 * 6291456 = 213909504 bytes */
-    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sel_sp), 34.0 * sbh / t, 1e-12,
+    th_near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sel_sp), 34.0 * sbh / t, 1e-12,
              "selective + SP");
     /* 2 * 50331648 = 100663296 bytes */
-    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &full), 2.0 * sbh, 1e-12,
+    th_near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &full), 2.0 * sbh, 1e-12,
              "full recompute");
     /* Figure 1 (and Calculon's validation of it): 48 layers without recompute or
      * SP need 48 * 1325400064 = 63619203072 bytes = 59.25 GiB */
-    near_rel(48.0 * (double)pt_cost_layer_activation_bytes(&m, &j, &none) / PT_GiB, 59.25, 1e-3,
+    th_near_rel(48.0 * (double)pt_cost_layer_activation_bytes(&m, &j, &none) / PT_GiB, 59.25, 1e-3,
              "Figure 1, 22B no recompute");
 }
 
@@ -195,12 +129,12 @@ static void test_korthikanti_table2(void **state)
  * of selective recompute plus a 4-byte log-sum-exp per row and head. */
 static void test_flash_drops_scores(void **state)
 {
-    pt_model m = model("gpt-22b");
-    pt_job j = job(2048, 4, 1);
+    pt_model m = th_model("gpt-22b");
+    pt_job j = th_job(2048, 4, 1);
     pt_strategy sp = kor_strategy(1, PT_RC_NONE), sel = kor_strategy(1, PT_RC_SELECTIVE);
     double s = 2048, b = 4, h = 6144, a = 64, t = 8;
     (void)state;
-    near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sp),
+    th_near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sp),
              34.0 * s * b * h / t + 4.0 * a * s * b / t, 1e-12, "flash, SP");
     assert_int_equal(pt_cost_layer_activation_bytes(&m, &j, &sp),
                      pt_cost_layer_activation_bytes(&m, &j, &sel));
@@ -230,19 +164,19 @@ static double gpt3_first_stage_params(const pt_model *m)
 
 static void test_memory_states_zero0(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 64);
-    pt_job j = job(2048, 64, 1);
-    pt_strategy st = strat("tp=8 pp=8 zero=0 recompute=full", &m, &c, &j);
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 64);
+    pt_job j = th_job(2048, 64, 1);
+    pt_strategy st = th_strategy("tp=8 pp=8 zero=0 recompute=full", &m, &c, &j);
     pt_cost k = eval(&m, &c, &j, &st);
     double P = gpt3_first_stage_params(&m);
     (void)state;
     assert_int_equal(st.dp, 1);
-    near_abs(P, 2822473728.0, 0, "P");
-    near_abs((double)k.mem.weights, 2.0 * P, 1, "k.mem.weights");
-    near_abs((double)k.mem.gradients, 4.0 * P, 1, "k.mem.gradients");
-    near_abs((double)k.mem.optimizer, 12.0 * P, 1, "k.mem.optimizer");
-    near_abs((double)(k.mem.weights + k.mem.gradients + k.mem.optimizer), 18.0 * P, 3,
+    th_near_abs(P, 2822473728.0, 0, "P");
+    th_near_abs((double)k.mem.weights, 2.0 * P, 1, "k.mem.weights");
+    th_near_abs((double)k.mem.gradients, 4.0 * P, 1, "k.mem.gradients");
+    th_near_abs((double)k.mem.optimizer, 12.0 * P, 1, "k.mem.optimizer");
+    th_near_abs((double)(k.mem.weights + k.mem.gradients + k.mem.optimizer), 18.0 * P, 3,
              "weights + gradients + optimizer");
     /* the breakdown adds up (each part truncated to whole bytes) */
     assert_true(llabs((long long)(k.mem.weights + k.mem.gradients + k.mem.optimizer +
@@ -259,36 +193,36 @@ static void test_memory_states_zero0(void **state)
  * unsharded gradient (2 * P_layer/8). */
 static void test_memory_states_zero(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 512);
-    pt_job j = job(2048, 1536, 1);
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 512);
+    pt_job j = th_job(2048, 1536, 1);
     double P = gpt3_first_stage_params(&m), lay = (double)pt_model_layer_params(&m) / 8.0;
     pt_strategy st;
     pt_cost k0, k1, k2, k3;
     (void)state;
-    st = strat("tp=8 pp=8 zero=0 recompute=full", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 zero=0 recompute=full", &m, &c, &j);
     assert_int_equal(st.dp, 8);
     k0 = eval(&m, &c, &j, &st);
-    st = strat("tp=8 pp=8 zero=1 recompute=full", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 zero=1 recompute=full", &m, &c, &j);
     k1 = eval(&m, &c, &j, &st);
-    st = strat("tp=8 pp=8 zero=2 recompute=full", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 zero=2 recompute=full", &m, &c, &j);
     k2 = eval(&m, &c, &j, &st);
-    st = strat("tp=8 pp=8 zero=3 recompute=full", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 zero=3 recompute=full", &m, &c, &j);
     k3 = eval(&m, &c, &j, &st);
 
-    near_abs((double)k0.mem.optimizer, 12.0 * P, 1, "k0.mem.optimizer");
+    th_near_abs((double)k0.mem.optimizer, 12.0 * P, 1, "k0.mem.optimizer");
     /* ZeRO-1: 12 P / 8 */
-    near_abs((double)k1.mem.weights, 2.0 * P, 1, "k1.mem.weights");
-    near_abs((double)k1.mem.gradients, 4.0 * P, 1, "k1.mem.gradients");
-    near_abs((double)k1.mem.optimizer, 12.0 * P / 8.0, 1, "k1.mem.optimizer");
+    th_near_abs((double)k1.mem.weights, 2.0 * P, 1, "k1.mem.weights");
+    th_near_abs((double)k1.mem.gradients, 4.0 * P, 1, "k1.mem.gradients");
+    th_near_abs((double)k1.mem.optimizer, 12.0 * P / 8.0, 1, "k1.mem.optimizer");
     /* ZeRO-2: and 4 P / 8 */
-    near_abs((double)k2.mem.weights, 2.0 * P, 1, "k2.mem.weights");
-    near_abs((double)k2.mem.gradients, 4.0 * P / 8.0, 1, "k2.mem.gradients");
-    near_abs((double)k2.mem.optimizer, 12.0 * P / 8.0, 1, "k2.mem.optimizer");
+    th_near_abs((double)k2.mem.weights, 2.0 * P, 1, "k2.mem.weights");
+    th_near_abs((double)k2.mem.gradients, 4.0 * P / 8.0, 1, "k2.mem.gradients");
+    th_near_abs((double)k2.mem.optimizer, 12.0 * P / 8.0, 1, "k2.mem.optimizer");
     /* ZeRO-3: 2 P / 8 plus two gathered layers; 2 P / 8 plus one layer's gradient */
-    near_abs((double)k3.mem.weights, 2.0 * P / 8.0 + 2.0 * 2.0 * lay, 1, "k3.mem.weights");
-    near_abs((double)k3.mem.gradients, 2.0 * P / 8.0 + 2.0 * lay, 1, "k3.mem.gradients");
-    near_abs((double)k3.mem.optimizer, 12.0 * P / 8.0, 1, "k3.mem.optimizer");
+    th_near_abs((double)k3.mem.weights, 2.0 * P / 8.0 + 2.0 * 2.0 * lay, 1, "k3.mem.weights");
+    th_near_abs((double)k3.mem.gradients, 2.0 * P / 8.0 + 2.0 * lay, 1, "k3.mem.gradients");
+    th_near_abs((double)k3.mem.optimizer, 12.0 * P / 8.0, 1, "k3.mem.optimizer");
     /* sharding never changes the activations */
     assert_int_equal(k1.mem.activations, k0.mem.activations);
     assert_int_equal(k3.mem.activations, k0.mem.activations);
@@ -296,7 +230,7 @@ static void test_memory_states_zero(void **state)
                 k2.mem.total > k3.mem.total);
 
     /* offloading the optimizer takes its states off the device */
-    st = strat("tp=8 pp=8 zero=1 recompute=full offload=optimizer", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 zero=1 recompute=full offload=optimizer", &m, &c, &j);
     assert_int_equal(eval(&m, &c, &j, &st).mem.optimizer, 0);
 }
 
@@ -314,38 +248,38 @@ static double bubble_in_microbatches(const pt_cost *k)
 
 static void test_bubble(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 1024);
-    pt_job j = job(2048, 1536, 1);
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 1024);
+    pt_job j = th_job(2048, 1536, 1);
     pt_strategy st;
     pt_cost k;
     (void)state;
     /* dp = 1024/64 = 16, m = 1536/16 = 96 */
-    st = strat("tp=8 pp=8 schedule=1f1b", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 schedule=1f1b", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
     assert_int_equal(k.microbatches, 96);
-    near_rel(bubble_in_microbatches(&k), 7.0, 1e-9, "1f1b, pp=8: p-1");
-    st = strat("tp=8 pp=8 vpp=2", &m, &c, &j);
+    th_near_rel(bubble_in_microbatches(&k), 7.0, 1e-9, "1f1b, pp=8: p-1");
+    st = th_strategy("tp=8 pp=8 vpp=2", &m, &c, &j);
     assert_int_equal(st.schedule, PT_SCHED_INTERLEAVED);
     k = eval(&m, &c, &j, &st);
-    near_rel(bubble_in_microbatches(&k), 7.0 / 2.0, 1e-9, "interleaved, v=2: (p-1)/v");
-    st = strat("tp=8 pp=8 vpp=3", &m, &c, &j); /* 96 layers = 8 * 3 * 4 */
+    th_near_rel(bubble_in_microbatches(&k), 7.0 / 2.0, 1e-9, "interleaved, v=2: (p-1)/v");
+    st = th_strategy("tp=8 pp=8 vpp=3", &m, &c, &j); /* 96 layers = 8 * 3 * 4 */
     k = eval(&m, &c, &j, &st);
-    near_rel(bubble_in_microbatches(&k), 7.0 / 3.0, 1e-9, "interleaved, v=3: (p-1)/v");
+    th_near_rel(bubble_in_microbatches(&k), 7.0 / 3.0, 1e-9, "interleaved, v=3: (p-1)/v");
     /* pp=16 (tp=8, dp=8, m=192) and with context parallelism */
-    st = strat("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
+    st = th_strategy("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
-    near_rel(bubble_in_microbatches(&k), 15.0, 1e-9, "1f1b, pp=16");
-    st = strat("tp=4 cp=2 pp=4", &m, &c, &j);
+    th_near_rel(bubble_in_microbatches(&k), 15.0, 1e-9, "1f1b, pp=16");
+    st = th_strategy("tp=4 cp=2 pp=4", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
-    near_rel(bubble_in_microbatches(&k), 3.0, 1e-9, "1f1b, pp=4, cp=2");
+    th_near_rel(bubble_in_microbatches(&k), 3.0, 1e-9, "1f1b, pp=4, cp=2");
     /* no pipeline, no bubble */
-    st = strat("tp=8 zero=3 recompute=full", &m, &c, &j);
-    near_abs(eval(&m, &c, &j, &st).time.bubble, 0, 0, "bubble without pp");
+    st = th_strategy("tp=8 zero=3 recompute=full", &m, &c, &j);
+    th_near_abs(eval(&m, &c, &j, &st).time.bubble, 0, 0, "bubble without pp");
     /* zero-bubble H1 idles only the forward part: less than 1F1B */
-    st = strat("tp=8 pp=8 schedule=1f1b", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 schedule=1f1b", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
-    st = strat("tp=8 pp=8 schedule=zb-h1", &m, &c, &j);
+    st = th_strategy("tp=8 pp=8 schedule=zb-h1", &m, &c, &j);
     assert_true(eval(&m, &c, &j, &st).time.bubble < k.time.bubble);
 }
 
@@ -354,17 +288,17 @@ static void test_bubble(void **state)
  * section 2.2.1).  llama3-8b, tp=2 pp=4 on 64 H100: dp=8, m = 128/8 = 16. */
 static void test_gpipe_vs_1f1b(void **state)
 {
-    pt_model m = model("llama3-8b");
-    pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = job(8192, 128, 1);
-    pt_strategy a = strat("tp=2 pp=4 schedule=gpipe", &m, &c, &j);
-    pt_strategy b = strat("tp=2 pp=4 schedule=1f1b", &m, &c, &j);
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 128, 1);
+    pt_strategy a = th_strategy("tp=2 pp=4 schedule=gpipe", &m, &c, &j);
+    pt_strategy b = th_strategy("tp=2 pp=4 schedule=1f1b", &m, &c, &j);
     pt_cost g = eval(&m, &c, &j, &a), f = eval(&m, &c, &j, &b);
     double ratio = (double)g.mem.activations / (double)f.mem.activations;
     (void)state;
     assert_int_equal(g.microbatches, 16);
-    near_rel(g.step_time_s, f.step_time_s, 1e-12, "gpipe and 1f1b step time");
-    near_rel(g.time.bubble, f.time.bubble, 1e-12, "gpipe and 1f1b bubble");
+    th_near_rel(g.step_time_s, f.step_time_s, 1e-12, "gpipe and 1f1b step time");
+    th_near_rel(g.time.bubble, f.time.bubble, 1e-12, "gpipe and 1f1b bubble");
     /* 16 micro-batches against 4 on the first stage; GPipe's busiest device
      * may be the last stage (16 micro-batches plus the fp32 logits), where
      * 1F1B keeps one, so the ratio lies a little above 4 */
@@ -394,9 +328,9 @@ static void test_recompute_monotone(void **state)
     static const char *const rc[] = {"recompute=none", "recompute=selective", "recompute=full"};
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        pt_model m = model(cases[i].model);
-        pt_cluster c = cluster(cases[i].cluster, cases[i].gpus);
-        pt_job j = job(cases[i].seq, cases[i].gbs, cases[i].flash);
+        pt_model m = th_model(cases[i].model);
+        pt_cluster c = th_cluster(cases[i].cluster, cases[i].gpus);
+        pt_job j = th_job(cases[i].seq, cases[i].gbs, cases[i].flash);
         pt_cost prev;
         int64_t prev_layer = 0;
         memset(&prev, 0, sizeof prev);
@@ -406,7 +340,7 @@ static void test_recompute_monotone(void **state)
             pt_cost k;
             int64_t layer;
             snprintf(text, sizeof text, "%s %s", cases[i].base, rc[r]);
-            st = strat(text, &m, &c, &j);
+            st = th_strategy(text, &m, &c, &j);
             k = eval(&m, &c, &j, &st);
             layer = pt_cost_layer_activation_bytes(&m, &j, &st);
             if (r > 0) {
@@ -434,18 +368,18 @@ static void test_recompute_monotone(void **state)
  * + forward(none) per layer. */
 static void test_full_recompute_adds_a_forward(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 1024);
-    pt_job j = job(2048, 1536, 1);
-    pt_strategy none = strat("tp=8 pp=8", &m, &c, &j);
-    pt_strategy full = strat("tp=8 pp=8 recompute=full", &m, &c, &j);
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 1024);
+    pt_job j = th_job(2048, 1536, 1);
+    pt_strategy none = th_strategy("tp=8 pp=8", &m, &c, &j);
+    pt_strategy full = th_strategy("tp=8 pp=8 recompute=full", &m, &c, &j);
     double f0, b0, f1, b1;
     (void)state;
     pt_cost_layer_time(&m, &c, &j, &none, &f0, &b0);
     pt_cost_layer_time(&m, &c, &j, &full, &f1, &b1);
     assert_true(f0 > 0 && b0 > f0);
-    near_rel(f1, f0, 1e-12, "forward unchanged");
-    near_rel(b1, b0 + f0, 1e-12, "backward + one forward");
+    th_near_rel(f1, f0, 1e-12, "forward unchanged");
+    th_near_rel(b1, b0 + f0, 1e-12, "backward + one forward");
 }
 
 /* Identities between the fields of pt_cost, on a spread of strategies. */
@@ -475,9 +409,9 @@ static void test_identities(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        pt_model m = model(cases[i].model);
-        pt_cluster c = cluster(cases[i].cluster, cases[i].gpus);
-        pt_job j = job(cases[i].seq, cases[i].gbs, cases[i].flash);
+        pt_model m = th_model(cases[i].model);
+        pt_cluster c = th_cluster(cases[i].cluster, cases[i].gpus);
+        pt_job j = th_job(cases[i].seq, cases[i].gbs, cases[i].flash);
         pt_strategy st;
         pt_cost k;
         const pt_times *t;
@@ -485,29 +419,29 @@ static void test_identities(void **state)
         double peak;
         j.dtype = cases[i].dtype;
         peak = pt_device_tflops(&c.dev, j.dtype) * 1e12;
-        st = strat(cases[i].strategy, &m, &c, &j);
+        st = th_strategy(cases[i].strategy, &m, &c, &j);
         k = eval(&m, &c, &j, &st);
         t = &k.time;
         sum = t->compute + t->tp_comm + t->cp_comm + t->ep_comm + t->pp_comm + t->dp_comm +
               t->bubble + t->optimizer + t->offload;
         if (!(k.step_time_s > 0)) fail_msg("%s %s: step %g", cases[i].model, cases[i].strategy, k.step_time_s);
-        near_rel(k.step_time_s, sum, 1e-9, cases[i].strategy);
+        th_near_rel(k.step_time_s, sum, 1e-9, cases[i].strategy);
         assert_true(t->compute > 0 && t->tp_comm >= 0 && t->cp_comm >= 0 && t->ep_comm >= 0 &&
                     t->pp_comm >= 0 && t->dp_comm >= 0 && t->bubble >= 0 && t->optimizer > 0 &&
                     t->offload >= 0);
         assert_int_equal(k.microbatches, st.gbs / ((int64_t)st.mbs * st.dp));
         /* tokens per second = gbs * seq / step */
-        near_rel(k.tokens_per_s, (double)st.gbs * (double)j.seq_len / k.step_time_s, 1e-12,
+        th_near_rel(k.tokens_per_s, (double)st.gbs * (double)j.seq_len / k.step_time_s, 1e-12,
                  "tokens_per_s");
         /* model FLOPs without recompute; what the hardware does is at least that */
-        near_rel(k.model_flops, pt_cost_model_flops(&m, j.seq_len, st.gbs), 1e-12, "model_flops");
+        th_near_rel(k.model_flops, pt_cost_model_flops(&m, j.seq_len, st.gbs), 1e-12, "model_flops");
         assert_true(k.hw_flops >= k.model_flops);
         assert_true(k.mfu <= k.hfu);
         assert_true(k.mfu > 0);
-        near_rel(k.model_tflops_per_gpu, k.model_flops / k.step_time_s / n / 1e12, 1e-12,
+        th_near_rel(k.model_tflops_per_gpu, k.model_flops / k.step_time_s / n / 1e12, 1e-12,
                  "model_tflops_per_gpu");
-        near_rel(k.mfu, k.model_tflops_per_gpu * 1e12 / peak, 1e-12, "mfu");
-        near_rel(k.hfu / k.mfu, k.hw_flops / k.model_flops, 1e-12, "hfu/mfu");
+        th_near_rel(k.mfu, k.model_tflops_per_gpu * 1e12 / peak, 1e-12, "mfu");
+        th_near_rel(k.hfu / k.mfu, k.hw_flops / k.model_flops, 1e-12, "hfu/mfu");
         /* memory: the parts add up, and fits says whether they fit */
         assert_true(k.mem.weights > 0 && k.mem.gradients > 0 && k.mem.activations > 0 &&
                     k.mem.other > 0 && k.mem.optimizer >= 0);
@@ -531,19 +465,19 @@ static void test_identities(void **state)
  * several times FSDP's, and the weights' memory is the same shard. */
 static void test_zero3_engines(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 768);
-    pt_job j = job(2048, 1536, 0);
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 768);
+    pt_job j = th_job(2048, 1536, 0);
     pt_strategy st;
     pt_cost ds, fs;
     (void)state;
     j.engine = PT_ENGINE_FSDP;
-    st = strat("tp=1 pp=1 mbs=2 zero=3 recompute=full", &m, &c, &j);
+    st = th_strategy("tp=1 pp=1 mbs=2 zero=3 recompute=full", &m, &c, &j);
     fs = eval(&m, &c, &j, &st);
     j.engine = PT_ENGINE_DEEPSPEED;
     ds = eval(&m, &c, &j, &st);
     assert_true(ds.time.dp_comm > 3.0 * fs.time.dp_comm);
-    near_rel(ds.time.compute, fs.time.compute, 1e-12, "compute does not depend on the engine");
+    th_near_rel(ds.time.compute, fs.time.compute, 1e-12, "compute does not depend on the engine");
     /* only the gathered working set differs (DeepSpeed caps it at 1e9 params) */
     assert_true(ds.mem.weights <= fs.mem.weights);
     assert_true(ds.step_time_s > fs.step_time_s);
@@ -562,18 +496,18 @@ static void test_zero3_engines(void **state)
  * compute at ~55% of peak.  The test holds it within 20%. */
 static void test_deepseek_v3_step(void **state)
 {
-    pt_model m = model("deepseek-v3");
-    pt_cluster c = cluster("dgx-h100", 1024);
-    pt_job j = job(4096, 8192, 1);
-    pt_strategy st = strat("tp=2 pp=16 ep=64 etp=1 mbs=1 gbs=8192", &m, &c, &j);
+    pt_model m = th_model("deepseek-v3");
+    pt_cluster c = th_cluster("dgx-h100", 1024);
+    pt_job j = th_job(4096, 8192, 1);
+    pt_strategy st = th_strategy("tp=2 pp=16 ep=64 etp=1 mbs=1 gbs=8192", &m, &c, &j);
     pt_cost k = eval(&m, &c, &j, &st);
     (void)state;
     /* 61 layers on 16 stages: 3, 14 x 4, 2 (strategy.c) */
     assert_int_equal(st.pp_first, 3);
     assert_int_equal(st.pp_last, 2);
-    near_rel(k.step_time_s, 52.0, 0.20, "DeepSeek-V3 step on 1024 H100 (published 52 s)");
+    th_near_rel(k.step_time_s, 52.0, 0.20, "DeepSeek-V3 step on 1024 H100 (published 52 s)");
     assert_true(k.time.ep_comm > 0.0);
-    near_rel(k.step_time_s,
+    th_near_rel(k.step_time_s,
              k.time.compute + k.time.tp_comm + k.time.cp_comm + k.time.ep_comm + k.time.pp_comm +
                  k.time.dp_comm + k.time.bubble + k.time.optimizer + k.time.offload,
              1e-12, "step = sum of parts");
@@ -584,12 +518,12 @@ static void test_deepseek_v3_step(void **state)
  * + logits 6*V*h. */
 static void test_moe_flops(void **state)
 {
-    pt_model m = model("mixtral-8x7b");
+    pt_model m = th_model("mixtral-8x7b");
     double h = 4096, s = 4096, V = 32000, L = 32;
     double attn = h * (4096 + 2 * 1024) + 4096 * h, moe = 2 * 3 * h * 14336 + 8 * h;
     double per_tok = 6 * L * (attn + moe) + 6 * L * s * 32 * 256 + 6 * V * h;
     (void)state;
-    near_rel(pt_cost_model_flops(&m, 4096, 1), per_tok * s, 1e-12, "Mixtral 8x7B FLOPs per sequence");
+    th_near_rel(pt_cost_model_flops(&m, 4096, 1), per_tok * s, 1e-12, "Mixtral 8x7B FLOPs per sequence");
 }
 
 /* Expert states are sharded by ep*etp: with ep=8 each device of Mixtral
@@ -597,18 +531,18 @@ static void test_moe_flops(void **state)
  * attention, router and embeddings. */
 static void test_moe_weights(void **state)
 {
-    pt_model m = model("mixtral-8x7b");
-    pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = job(4096, 512, 1);
-    pt_strategy st = strat("tp=1 pp=1 ep=8 mbs=1 zero=1 recompute=full", &m, &c, &j);
+    pt_model m = th_model("mixtral-8x7b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(4096, 512, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 ep=8 mbs=1 zero=1 recompute=full", &m, &c, &j);
     pt_cost k = eval(&m, &c, &j, &st);
     double dense = (double)pt_model_params(&m) - (double)pt_model_expert_params(&m) * 32;
     double held = dense + (double)pt_model_expert_params(&m) * 32 / 8;
     (void)state;
-    near_rel((double)k.mem.weights, 2.0 * held, 1e-9, "bf16 weights with ep=8");
-    near_rel((double)k.mem.gradients, 4.0 * held, 1e-9, "fp32 gradients with ep=8");
+    th_near_rel((double)k.mem.weights, 2.0 * held, 1e-9, "bf16 weights with ep=8");
+    th_near_rel((double)k.mem.gradients, 4.0 * held, 1e-9, "fp32 gradients with ep=8");
     /* ZeRO-1: dense states over dp=64, experts over edp = 64/8 = 8 */
-    near_rel((double)k.mem.optimizer, 12.0 * dense / 64 + 12.0 * (held - dense) / 8, 1e-9,
+    th_near_rel((double)k.mem.optimizer, 12.0 * dense / 64 + 12.0 * (held - dense) / 8, 1e-9,
              "optimizer states, expert part over the expert data-parallel group");
 }
 
@@ -620,10 +554,10 @@ static void test_moe_weights(void **state)
  * so no pipeline bubble grows with it). */
 static void test_ep_placement(void **state)
 {
-    pt_model m = model("mixtral-8x7b");
-    pt_cluster in = cluster("dgx-h100", 16), across = in;
-    pt_job j = job(4096, 64, 1);
-    pt_strategy st = strat("tp=1 pp=1 ep=8 mbs=1 recompute=full", &m, &in, &j);
+    pt_model m = th_model("mixtral-8x7b");
+    pt_cluster in = th_cluster("dgx-h100", 16), across = in;
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 ep=8 mbs=1 recompute=full", &m, &in, &j);
     pt_cost a, b;
     double T = 4096, a2a_in, a2a_x, per_layer;
     (void)state;
@@ -637,21 +571,21 @@ static void test_ep_placement(void **state)
     a2a_x = pt_coll_time(&across, PT_ALLTOALL, (int64_t)(T * 2 * 4096 * 2 * PT_MOE_IMBALANCE_DEFAULT), 8, 1);
     assert_true(a2a_x > 2.0 * a2a_in);
     per_layer = 6.0 * (a2a_x - a2a_in);
-    near_rel(b.time.ep_comm - a.time.ep_comm, per_layer * 32 * (64 / 16), 1e-9,
+    th_near_rel(b.time.ep_comm - a.time.ep_comm, per_layer * 32 * (64 / 16), 1e-9,
              "ep comm difference = all-to-all difference x layers x micro-batches");
     assert_true(b.step_time_s > a.step_time_s);
-    near_rel(b.step_time_s - a.step_time_s, b.time.ep_comm - a.time.ep_comm, 0.05,
+    th_near_rel(b.step_time_s - a.step_time_s, b.time.ep_comm - a.time.ep_comm, 0.05,
              "the step is slower by the all-to-all difference");
-    near_rel(b.time.compute, a.time.compute, 1e-12, "same compute");
+    th_near_rel(b.time.compute, a.time.compute, 1e-12, "same compute");
 }
 
 /* The load factor: the busiest device's routed tokens; a capacity factor
  * below the imbalance caps it (tokens over capacity are dropped). */
 static void test_moe_load(void **state)
 {
-    pt_model m = model("mixtral-8x7b");
-    pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = job(4096, 512, 1), j1 = j, jc = j;
+    pt_model m = th_model("mixtral-8x7b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(4096, 512, 1), j1 = j, jc = j;
     pt_strategy st;
     pt_cost k, k1, kc;
     (void)state;
@@ -659,13 +593,13 @@ static void test_moe_load(void **state)
     jc.moe_capacity = 1.0;
     assert_true(pt_cost_moe_load(&j) == PT_MOE_IMBALANCE_DEFAULT);
     assert_true(pt_cost_moe_load(&jc) == 1.0);
-    st = strat("tp=1 pp=4 ep=8 mbs=1", &m, &c, &j);
+    st = th_strategy("tp=1 pp=4 ep=8 mbs=1", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
     k1 = eval(&m, &c, &j1, &st);
     kc = eval(&m, &c, &jc, &st);
     assert_true(k.step_time_s > k1.step_time_s);
-    near_rel(kc.step_time_s, k1.step_time_s, 1e-12, "capacity 1.0 = balanced");
-    near_rel(k.time.ep_comm, PT_MOE_IMBALANCE_DEFAULT * k1.time.ep_comm, 0.02,
+    th_near_rel(kc.step_time_s, k1.step_time_s, 1e-12, "capacity 1.0 = balanced");
+    th_near_rel(k.time.ep_comm, PT_MOE_IMBALANCE_DEFAULT * k1.time.ep_comm, 0.02,
              "all-to-all bytes scale with the load");
 }
 

@@ -2,15 +2,7 @@
  * test_escape.c -- names from user files made safe to print (pt_str_escape,
  * src/base/base.c) and to put in XML (pt_emit_buf_xml, src/emit/xml.c).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
-
+#include "helpers.h"
 #include "base/base.h"
 #include "emit/emit.h"
 

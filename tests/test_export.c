@@ -10,18 +10,9 @@
  * docs/reference/engines-and-formats.md sections a-c.  Run from the
  * repository root.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
 #include <jansson.h>
 
-#include "partita.h"
+#include "helpers.h"
 #include "emit/export.h"
 
 #define GOLDEN_DIR "tests/golden/export/"
@@ -40,21 +31,12 @@ static setup make(const char *model, const char *cluster, int64_t n, const char 
                   int64_t global_batch, int64_t seq_len, pt_dtype dtype)
 {
     setup s;
-    pt_diag d;
-    unsigned set;
     memset(&s, 0, sizeof s);
-    if (pt_model_builtin(model, &s.m, &d) != PT_OK) fail_msg("model %s: %s", model, d.msg);
-    if (pt_cluster_builtin(cluster, &s.c, &d) != PT_OK) fail_msg("cluster %s: %s", cluster, d.msg);
-    if (pt_cluster_resize(&s.c, n, &d) != PT_OK) fail_msg("resize %lld: %s", (long long)n, d.msg);
-    s.j.seq_len = seq_len;
-    s.j.global_batch = global_batch;
+    s.m = th_model(model);
+    s.c = th_cluster(cluster, n);
+    s.j = th_job(seq_len, global_batch, 1);
     s.j.dtype = dtype;
-    s.j.flash_attention = 1;
-    s.j.engine = PT_ENGINE_MEGATRON;
-    if (pt_strategy_parse(strategy, &s.st, &set, &d) != PT_OK)
-        fail_msg("parse \"%s\": %s", strategy, d.msg);
-    if (pt_strategy_resolve(&s.st, set, &s.m, &s.c, &s.j, &d) != PT_OK)
-        fail_msg("resolve \"%s\": %s", strategy, d.msg);
+    s.st = th_strategy(strategy, &s.m, &s.c, &s.j);
     return s;
 }
 
@@ -90,48 +72,6 @@ static void export_refused(pt_export_fmt fmt, const setup *s, const char *field,
 
 /* ---- golden files ------------------------------------------------------------------ */
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long len;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    buf = malloc((size_t)len + 1);
-    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    buf[len] = '\0';
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
-
-/* Line number (1-based) and text of line `no` of s, into buf. */
-static void line_of(const char *s, int no, char *buf, size_t n)
-{
-    const char *p = s, *e;
-    size_t len;
-    for (int i = 1; i < no && p; i++) {
-        p = strchr(p, '\n');
-        if (p) p++;
-    }
-    if (!p || !*p) {
-        snprintf(buf, n, "<end of text>");
-        return;
-    }
-    e = strchr(p, '\n');
-    len = e ? (size_t)(e - p) : strlen(p);
-    if (len >= n) len = n - 1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-}
-
 /* Every export: no trailing spaces, a final newline, no NUL inside. */
 static void check_text_form(const char *name, const char *text)
 {
@@ -147,48 +87,12 @@ static void check_text_form(const char *name, const char *text)
     }
 }
 
-/* Compares text with tests/golden/export/NAME, or writes it there when
- * UPDATE_GOLDEN=1.  On a mismatch prints the first differing line of each. */
+/* Compares text with tests/golden/export/NAME (th_golden), after the form
+ * every export has. */
 static void golden(const char *name, const char *text)
 {
-    char path[256];
-    const char *upd = getenv("UPDATE_GOLDEN");
-    size_t n = 0, i = 0;
-    char *want;
-    int line = 1;
     check_text_form(name, text);
-    snprintf(path, sizeof path, GOLDEN_DIR "%s", name);
-    if (upd && strcmp(upd, "1") == 0) {
-        FILE *f = fopen(path, "wb");
-        if (!f) fail_msg("cannot write %s (run from the repository root)", path);
-        if (fwrite(text, 1, strlen(text), f) != strlen(text)) fail_msg("short write to %s", path);
-        fclose(f);
-        print_message("wrote %s\n", path);
-        return;
-    }
-    want = slurp(path, &n);
-    if (!want)
-        fail_msg("cannot read %s (run from the repository root; sh tests/update-golden-export.sh "
-                 "writes it)", path);
-    while (i < n && text[i] && want[i] == text[i]) {
-        if (want[i] == '\n') line++;
-        i++;
-    }
-    if (i != n || text[i] != '\0') {
-        char got_l[512], want_l[512];
-        line_of(text, line, got_l, sizeof got_l);
-        line_of(want, line, want_l, sizeof want_l);
-        print_error("%s differs from the export at line %d:\n"
-                    "  golden: %s\n"
-                    "  export: %s\n"
-                    "whole export:\n%s"
-                    "(if the change is intended: sh tests/update-golden-export.sh, then "
-                    "git diff tests/golden/export)\n",
-                    path, line, want_l, got_l, text);
-        free(want);
-        fail();
-    }
-    free(want);
+    th_golden(GOLDEN_DIR, name, text, "sh tests/update-golden-export.sh");
 }
 
 /* The value of `key = N` in TOML text; fails if absent. */

@@ -7,20 +7,12 @@
  * file and of an inline device is refused naming that key with a line,
  * unknown keys and syntax errors, and resizing for --gpus.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <jansson.h>
 
+#include "helpers.h"
 #include "base/catalog.h"
-#include "partita.h"
 
 /* ---- catalogs ---------------------------------------------------------------- */
 

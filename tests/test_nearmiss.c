@@ -6,33 +6,19 @@
  * change, priced as pt_cost_eval prices it; the device count is the hand
  * derivation in the comment below.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <cmocka.h>
-
-#include "partita.h"
+#include "helpers.h"
 #include "plan/search.h"
 
 static void test_405b_on_one_node(void **state)
 {
-    pt_model m;
-    pt_cluster c;
+    pt_model m = th_model("llama3.1-405b");
+    pt_cluster c = th_cluster("dgx-h100", 8);
     pt_diag d;
-    pt_job j = {8192, 8, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-    pt_search_opts o;
+    pt_job j = th_job(8192, 8, 1);
+    pt_search_opts o = th_search_opts(5, 1, 8);
     pt_search_result r;
     pt_nearmiss nm;
     (void)state;
-    assert_int_equal(pt_model_builtin("llama3.1-405b", &m, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 8, &d), PT_OK);
-    memset(&o, 0, sizeof o);
-    pt_space_init(&o.space);
-    o.top_k = 5, o.threads = 1, o.prune = 1, o.gbs_lo = o.gbs_hi = 8;
     assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
     assert_int_equal(r.n, 0);
     assert_true(r.have_miss);
@@ -68,20 +54,14 @@ static void test_405b_on_one_node(void **state)
 /* A cluster large enough for the states: no device count is advised. */
 static void test_enough_devices(void **state)
 {
-    pt_model m;
-    pt_cluster c;
-    pt_diag d;
-    pt_job j = {8192, 8, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_model m = th_model("llama3.1-405b");
+    pt_cluster c = th_cluster("dgx-h100", 128);
+    pt_job j = th_job(8192, 8, 1);
     pt_plan miss;
     pt_nearmiss nm;
-    unsigned set;
     (void)state;
-    assert_int_equal(pt_model_builtin("llama3.1-405b", &m, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 128, &d), PT_OK);
     memset(&miss, 0, sizeof miss);
-    assert_int_equal(pt_strategy_parse("tp=8 pp=2 mbs=1 gbs=8", &miss.st, &set, &d), PT_OK);
-    assert_int_equal(pt_strategy_resolve(&miss.st, set, &m, &c, &j, &d), PT_OK);
+    miss.st = th_strategy("tp=8 pp=2 mbs=1 gbs=8", &m, &c, &j);
     assert_int_equal(pt_nearmiss_explain(&m, &c, &j, &miss, &nm), PT_OK);
     assert_int_equal(nm.devices_needed, 0); /* 96 <= 128 */
 }

@@ -5,15 +5,7 @@
  * strategy), and the answer is the same with and without them, whatever the
  * thread count.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <cmocka.h>
-
-#include "partita.h"
+#include "helpers.h"
 #include "goal/scale.h"
 #include "plan/search.h"
 
@@ -31,17 +23,11 @@ static void record(void *arg, int64_t done, int64_t total)
 
 static void search_once(int threads, int with_progress, seen *s, pt_search_result *r)
 {
-    pt_model m;
-    pt_cluster c;
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
     pt_diag d;
-    pt_job j = {4096, 32, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-    pt_search_opts o;
-    assert_int_equal(pt_model_builtin("llama3-8b", &m, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 16, &d), PT_OK);
-    memset(&o, 0, sizeof o);
-    pt_space_init(&o.space);
-    o.top_k = 20, o.threads = threads, o.prune = 1, o.gbs_lo = o.gbs_hi = 32;
+    pt_job j = th_job(4096, 32, 1);
+    pt_search_opts o = th_search_opts(20, threads, 32);
     if (with_progress) o.progress = record, o.progress_arg = s;
     assert_int_equal(pt_search(&m, &c, &j, &o, r, &d), PT_OK);
 }

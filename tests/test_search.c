@@ -7,54 +7,17 @@
  * ordered, valid, and priced exactly as pt_cost_eval prices them; the answer
  * must not depend on the thread count or on memory pruning.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <cmocka.h>
-
-#include "partita.h"
+#include "helpers.h"
 #include "plan/search.h"
-
-static pt_model model(const char *name)
-{
-    pt_model m;
-    pt_diag d;
-    assert_int_equal(pt_model_builtin(name, &m, &d), PT_OK);
-    return m;
-}
-
-static pt_cluster cluster(const char *name, int64_t n)
-{
-    pt_cluster c;
-    pt_diag d;
-    assert_int_equal(pt_cluster_builtin(name, &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, n, &d), PT_OK);
-    return c;
-}
-
-static pt_search_opts opts(int k, int threads, int64_t gbs)
-{
-    pt_search_opts o;
-    memset(&o, 0, sizeof o);
-    pt_space_init(&o.space);
-    o.top_k = k;
-    o.threads = threads;
-    o.prune = 1;
-    o.gbs_lo = o.gbs_hi = gbs;
-    return o;
-}
 
 /* llama3-8b on 16 H100 (2 nodes), seq 4096, gbs 32: small enough to price
  * every strategy one by one. */
 static void test_brute_force(void **state)
 {
-    pt_model m = model("llama3-8b");
-    pt_cluster c = cluster("dgx-h100", 16);
-    pt_job j = {4096, 32, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-    pt_search_opts o = opts(PT_SEARCH_MAX_TOP, 1, 32);
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
+    pt_job j = th_job(4096, 32, 1);
+    pt_search_opts o = th_search_opts(PT_SEARCH_MAX_TOP, 1, 32);
     pt_search_result r;
     pt_diag d;
     double best = 0;
@@ -128,11 +91,11 @@ static int same_plans(const pt_search_result *a, const pt_search_result *b)
 /* The same answer for 1, 2 and 5 threads, and with pruning off. */
 static void test_threads_and_pruning(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 512);
-    pt_job j = {2048, 1536, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 512);
+    pt_job j = th_job(2048, 1536, 1);
     pt_search_result r1, r2, r5, rn;
-    pt_search_opts o = opts(8, 1, 1536);
+    pt_search_opts o = th_search_opts(8, 1, 1536);
     pt_diag d;
     (void)state;
     assert_int_equal(pt_search(&m, &c, &j, &o, &r1, &d), PT_OK);
@@ -186,10 +149,10 @@ static void test_space(void **state)
 /* A global-batch range tries several batches and ranks by tokens/s. */
 static void test_gbs_range(void **state)
 {
-    pt_model m = model("llama3-8b");
-    pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = {8192, 256, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-    pt_search_opts o = opts(50, 2, 256);
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 256, 1);
+    pt_search_opts o = th_search_opts(50, 2, 256);
     pt_search_result r;
     pt_diag d;
     int seen_other = 0;
@@ -211,10 +174,10 @@ static void test_gbs_range(void **state)
  * layout that gives the first stage fewer layers and fits. */
 static void test_uneven_stages(void **state)
 {
-    pt_model m = model("llama3-70b");
-    pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = {8192, 64, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-    pt_search_opts o = opts(5, 2, 64);
+    pt_model m = th_model("llama3-70b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 64, 1);
+    pt_search_opts o = th_search_opts(5, 2, 64);
     pt_search_result r;
     pt_strategy even;
     pt_cost k;
@@ -246,10 +209,10 @@ static void test_uneven_stages(void **state)
  * strategy both ways). */
 static void test_moe_ep_inside_node(void **state)
 {
-    pt_model m = model("qwen3-235b-a22b");
-    pt_cluster c = cluster("dgx-h100", 64);
-    pt_job j = {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-    pt_search_opts o = opts(3, 2, 512), wide = opts(1, 2, 512);
+    pt_model m = th_model("qwen3-235b-a22b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(4096, 512, 1);
+    pt_search_opts o = th_search_opts(3, 2, 512), wide = th_search_opts(1, 2, 512);
     pt_search_result r, rw;
     pt_diag d;
     const pt_plan *b;
@@ -269,7 +232,7 @@ static void test_moe_ep_inside_node(void **state)
     /* with Megatron's 1F1B (no DualPipe to hide the all-to-all behind the
      * paired micro-batch) the wide group's all-to-all is what costs more */
     {
-        pt_search_opts o1 = opts(1, 2, 512), w1 = opts(1, 2, 512);
+        pt_search_opts o1 = th_search_opts(1, 2, 512), w1 = th_search_opts(1, 2, 512);
         pt_search_result r1, rw1;
         assert_int_equal(pt_space_parse("schedule=1f1b", "--space", &o1.space, &d), PT_OK);
         assert_int_equal(pt_space_parse("schedule=1f1b ep=16,32,64,128", "--space", &w1.space, &d), PT_OK);
@@ -284,9 +247,9 @@ static void test_moe_ep_inside_node(void **state)
     }
     /* a dense model is searched with ep=1, etp=tp only */
     {
-        pt_model l = model("llama3-8b");
+        pt_model l = th_model("llama3-8b");
         pt_search_result rl;
-        pt_search_opts ol = opts(5, 2, 512);
+        pt_search_opts ol = th_search_opts(5, 2, 512);
         assert_int_equal(pt_search(&l, &c, &j, &ol, &rl, &d), PT_OK);
         for (int k = 0; k < rl.n; k++) {
             assert_int_equal(rl.plans[k].st.ep, 1);

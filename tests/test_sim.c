@@ -3,46 +3,11 @@
  * against hand-derived pipeline bubbles.
  */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
 
-#include "partita.h"
+#include "helpers.h"
 #include "base/base.h"
 #include "validate/validate.h"
 #include "sim/sim.h"
-
-static pt_model model(const char *name)
-{
-    pt_model m;
-    pt_diag d;
-    assert_int_equal(pt_model_builtin(name, &m, &d), PT_OK);
-    return m;
-}
-
-static pt_cluster cluster(const char *name, int64_t n)
-{
-    pt_cluster c;
-    pt_diag d;
-    assert_int_equal(pt_cluster_builtin(name, &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, n, &d), PT_OK);
-    return c;
-}
-
-static pt_strategy strat(const char *text, const pt_model *m, const pt_cluster *c, const pt_job *j)
-{
-    pt_strategy st;
-    unsigned set;
-    pt_diag d;
-    assert_int_equal(pt_strategy_parse(text, &st, &set, &d), PT_OK);
-    if (pt_strategy_resolve(&st, set, m, c, j, &d) != PT_OK) fail_msg("%s: %s", text, d.msg);
-    return st;
-}
 
 /* A uniform pipeline on a hand example: gpt-1.7b's 24 layers with a 64-token
  * vocabulary (so the embedding and the logits weigh nothing), pp=4 with 6
@@ -53,9 +18,9 @@ static pt_strategy strat(const char *text, const pt_model *m, const pt_cluster *
  * GPipe idles as much as 1F1B. */
 static void test_bubble_hand(void **state)
 {
-    pt_model m = model("gpt-1.7b");
-    pt_cluster c = cluster("dgx-a100-80g", 8);
-    pt_job j = {2048, 32, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_model m = th_model("gpt-1.7b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 8);
+    pt_job j = th_job(2048, 32, 1);
     static const struct { const char *s; double want; } cases[] = {
         {"tp=1 pp=4 dp=2 mbs=1 schedule=1f1b", 3.0},
         {"tp=1 pp=4 dp=2 mbs=1 schedule=gpipe", 3.0},
@@ -64,15 +29,15 @@ static void test_bubble_hand(void **state)
     (void)state;
     m.vocab = 64;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        pt_strategy st = strat(cases[i].s, &m, &c, &j);
+        pt_strategy st = th_strategy(cases[i].s, &m, &c, &j);
         pt_sim_result r;
         pt_diag d;
         double per_mb;
+        char what[128];
         assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
         per_mb = r.busy_s / (double)r.microbatches;
-        if (fabs(r.bubble_s / per_mb - cases[i].want) > 0.05 * cases[i].want)
-            fail_msg("%s: bubble %.4f micro-batches, want %.2f", cases[i].s, r.bubble_s / per_mb,
-                     cases[i].want);
+        snprintf(what, sizeof what, "%s: bubble in micro-batches", cases[i].s);
+        th_near_rel(r.bubble_s / per_mb, cases[i].want, 0.05, what);
         /* one F and one B per micro-batch per virtual stage */
         {
             int nf = 0, nb = 0;
@@ -93,15 +58,15 @@ static void test_bubble_hand(void **state)
  * DualPipe holds two copies of the weights. */
 static void test_zero_bubble(void **state)
 {
-    pt_model m = model("gpt3-175b");
-    pt_cluster c = cluster("dgx-a100-80g", 64);
-    pt_job j = {2048, 64, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 64);
+    pt_job j = th_job(2048, 64, 1);
     pt_sim_result base, zbh1, zbv, dual;
     pt_diag d;
-    pt_strategy s1 = strat("tp=8 pp=8 mbs=1 recompute=selective", &m, &c, &j);
-    pt_strategy s2 = strat("tp=8 pp=8 mbs=1 recompute=selective schedule=zb-h1", &m, &c, &j);
-    pt_strategy s3 = strat("tp=8 pp=8 vpp=2 mbs=1 recompute=selective schedule=zb-v", &m, &c, &j);
-    pt_strategy s4 = strat("tp=8 pp=8 mbs=1 recompute=selective schedule=dualpipe", &m, &c, &j);
+    pt_strategy s1 = th_strategy("tp=8 pp=8 mbs=1 recompute=selective", &m, &c, &j);
+    pt_strategy s2 = th_strategy("tp=8 pp=8 mbs=1 recompute=selective schedule=zb-h1", &m, &c, &j);
+    pt_strategy s3 = th_strategy("tp=8 pp=8 vpp=2 mbs=1 recompute=selective schedule=zb-v", &m, &c, &j);
+    pt_strategy s4 = th_strategy("tp=8 pp=8 mbs=1 recompute=selective schedule=dualpipe", &m, &c, &j);
     (void)state;
     assert_int_equal(pt_sim_run(&m, &c, &j, &s1, &base, &d), PT_OK);
     assert_int_equal(pt_sim_run(&m, &c, &j, &s2, &zbh1, &d), PT_OK);
@@ -174,18 +139,18 @@ static void test_moe_agrees(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        pt_model m = model(t[i].model);
-        pt_cluster c = cluster("dgx-h100", t[i].gpus);
-        pt_job j = {4096, t[i].gbs, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
-        pt_strategy st = strat(t[i].s, &m, &c, &j);
+        pt_model m = th_model(t[i].model);
+        pt_cluster c = th_cluster("dgx-h100", t[i].gpus);
+        pt_job j = th_job(4096, t[i].gbs, 1);
+        pt_strategy st = th_strategy(t[i].s, &m, &c, &j);
         pt_sim_result r;
         pt_cost k;
         pt_diag d;
+        char what[160];
         assert_int_equal(pt_cost_eval(&m, &c, &j, &st, &k), PT_OK);
         assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
-        if (fabs(r.step_time_s / k.step_time_s - 1.0) > 0.03)
-            fail_msg("%s %s: simulated %.3f s, analytic %.3f s", t[i].model, t[i].s, r.step_time_s,
-                     k.step_time_s);
+        snprintf(what, sizeof what, "%s %s: simulated step against analytic", t[i].model, t[i].s);
+        th_near_rel(r.step_time_s, k.step_time_s, 0.03, what);
         pt_sim_free(&r);
     }
 }

@@ -11,58 +11,8 @@
  * The model is llama3-8b (32 layers, 32 heads, 8 kv heads, ffn 14336) on
  * dgx-h100 (nodes of 8) resized for each case.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "partita.h"
+#include "helpers.h"
 #include "strategy/strategy.h"
-
-static pt_model llama(void)
-{
-    pt_model m;
-    pt_diag d;
-    if (pt_model_builtin("llama3-8b", &m, &d) != PT_OK) fail_msg("%s", d.msg);
-    return m;
-}
-
-static pt_cluster h100(int64_t n)
-{
-    pt_cluster c;
-    pt_diag d;
-    if (pt_cluster_builtin("dgx-h100", &c, &d) != PT_OK) fail_msg("%s", d.msg);
-    if (pt_cluster_resize(&c, n, &d) != PT_OK) fail_msg("%s", d.msg);
-    return c;
-}
-
-static pt_job job(int64_t seq_len, int64_t global_batch)
-{
-    pt_job j;
-    memset(&j, 0, sizeof j);
-    j.seq_len = seq_len;
-    j.global_batch = global_batch;
-    j.dtype = PT_BF16;
-    j.flash_attention = 1;
-    return j;
-}
-
-/* Parses and resolves text; fails the test unless both succeed. */
-static pt_strategy resolved(const char *text, const pt_model *m, const pt_cluster *c,
-                            const pt_job *j)
-{
-    pt_strategy st;
-    pt_diag d;
-    unsigned set;
-    if (pt_strategy_parse(text, &st, &set, &d) != PT_OK) fail_msg("parse \"%s\": %s", text, d.msg);
-    if (pt_strategy_resolve(&st, set, m, c, j, &d) != PT_OK)
-        fail_msg("resolve \"%s\": %s", text, d.msg);
-    return st;
-}
 
 /* ---- parse and format ------------------------------------------------------------ */
 
@@ -243,14 +193,14 @@ static void test_bad_parse_value(void **state)
 
 static void test_defaults(void **state)
 {
-    pt_model m = llama();
-    pt_cluster c = h100(64);
-    pt_job j = job(8192, 512);
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 512, 1);
     pt_strategy st;
     (void)state;
     /* nothing given: tp=pp=cp=ep=etp=vpp=mbs=1, dp = 64/(1*1*1) = 64, sp=0 (tp=1),
      * zero=1, recompute none, 1f1b, no offload, gbs from the job */
-    st = resolved("", &m, &c, &j);
+    st = th_strategy("", &m, &c, &j);
     assert_int_equal(st.tp, 1);
     assert_int_equal(st.pp, 1);
     assert_int_equal(st.cp, 1);
@@ -267,34 +217,34 @@ static void test_defaults(void **state)
     assert_int_equal(st.offload, PT_OFF_NONE);
 
     /* tp=4 pp=2 cp=2: dp = 64/(4*2*2) = 4; sp=1 because tp>1; etp follows tp */
-    st = resolved("tp=4 pp=2 cp=2", &m, &c, &j);
+    st = th_strategy("tp=4 pp=2 cp=2", &m, &c, &j);
     assert_int_equal(st.dp, 4);
     assert_int_equal(st.sp, 1);
     assert_int_equal(st.etp, 4);
     assert_int_equal(st.schedule, PT_SCHED_1F1B);
 
     /* vpp=2 picks the interleaved schedule: 32 layers / (4*2), 512/(1*16) = 32 % 4 == 0 */
-    st = resolved("pp=4 vpp=2", &m, &c, &j);
+    st = th_strategy("pp=4 vpp=2", &m, &c, &j);
     assert_int_equal(st.schedule, PT_SCHED_INTERLEAVED);
     assert_int_equal(st.dp, 16);
 
     /* given values are kept: sp=0 with tp=2, gbs over --global-batch */
-    st = resolved("tp=2 sp=0 gbs=128 zero=0", &m, &c, &j);
+    st = th_strategy("tp=2 sp=0 gbs=128 zero=0", &m, &c, &j);
     assert_int_equal(st.sp, 0);
     assert_int_equal(st.gbs, 128);
     assert_int_equal(st.zero, 0);
     assert_int_equal(st.dp, 32);
 
     /* sp=1 with tp=1 is turned off, as Megatron does (with a warning there) */
-    st = resolved("sp=1", &m, &c, &j);
+    st = th_strategy("sp=1", &m, &c, &j);
     assert_int_equal(st.sp, 0);
 }
 
 static void test_resolve_refuses(void **state)
 {
-    pt_model m = llama();
-    pt_cluster c = h100(64);
-    pt_job j = job(8192, 0); /* no --global-batch */
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 0, 1); /* no --global-batch */
     pt_strategy st;
     pt_diag d;
     unsigned set;
@@ -368,12 +318,12 @@ static const rule_case rule_cases[] = {
 
 static void test_rules(void **state)
 {
-    pt_model m = llama();
+    pt_model m = th_model("llama3-8b");
     (void)state;
     for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
         const rule_case *r = &rule_cases[i];
-        pt_cluster c = h100(r->devices);
-        pt_job j = job(r->seq_len, 512);
+        pt_cluster c = th_cluster("dgx-h100", r->devices);
+        pt_job j = th_job(r->seq_len, 512, 1);
         pt_strategy st;
         pt_diag d;
         unsigned set;
@@ -417,14 +367,13 @@ static void test_expert_rules(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        pt_model m;
-        pt_cluster c = h100(t[i].devices);
-        pt_job j = job(4096, 1024);
+        pt_model m = th_model(t[i].model);
+        pt_cluster c = th_cluster("dgx-h100", t[i].devices);
+        pt_job j = th_job(4096, 1024, 1);
         pt_strategy st;
         pt_diag d;
         unsigned set;
         pt_status s;
-        if (pt_model_builtin(t[i].model, &m, &d) != PT_OK) fail_msg("%s", d.msg);
         assert_int_equal(pt_strategy_parse(t[i].text, &st, &set, &d), PT_OK);
         s = pt_strategy_resolve(&st, set, &m, &c, &j, &d);
         if (!t[i].field) {
@@ -442,10 +391,10 @@ static void test_expert_rules(void **state)
  * and one that needs a model the catalog has no example of. */
 static void test_check_direct(void **state)
 {
-    pt_model m = llama();
-    pt_cluster c = h100(64);
-    pt_job j = job(8192, 512);
-    pt_strategy ok = resolved("tp=8", &m, &c, &j), st;
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 512, 1);
+    pt_strategy ok = th_strategy("tp=8", &m, &c, &j), st;
     pt_diag d;
     (void)state;
     assert_int_equal(ok.dp, 8);
@@ -461,7 +410,7 @@ static void test_check_direct(void **state)
         assert_non_null(strstr(d.msg, "tp=8 does not divide ffn_hidden_size=14300"));
     }
     /* sp=1 with tp=1 (resolve turns it off before checking) */
-    st = resolved("", &m, &c, &j);
+    st = th_strategy("", &m, &c, &j);
     st.sp = 1;
     assert_int_equal(pt_strategy_check(&st, &m, &c, &j, &d), PT_EINPUT);
     assert_string_equal(d.field, "sp");
@@ -718,10 +667,10 @@ static void test_key_table_space(void **state)
  * which keys are degrees). */
 static void test_key_table_degrees(void **state)
 {
-    pt_model m = llama();
-    pt_cluster c = h100(64);
-    pt_job j = job(8192, 512);
-    pt_strategy ok = resolved("tp=2 pp=2", &m, &c, &j);
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 512, 1);
+    pt_strategy ok = th_strategy("tp=2 pp=2", &m, &c, &j);
     int ndeg = 0;
     (void)state;
     for (int i = 0; i < PT_STRATEGY_NKEYS; i++) {

@@ -13,18 +13,9 @@
  * by eye, and the SVG rendered with rsvg-convert, when written).  Malformed results
  * are refused with the field named.  Run from the repository root.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
 #include <jansson.h>
 
-#include "partita.h"
+#include "helpers.h"
 #include "emit/timeline.h"
 
 #define GOLDEN_DIR "tests/golden/timeline/"
@@ -118,90 +109,10 @@ static pt_strategy strategy(void)
 
 /* ---- golden files ----------------------------------------------------------------- */
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long len;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    buf = malloc((size_t)len + 1);
-    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    buf[len] = '\0';
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
-
-/* Line `no` (1-based) of s into buf. */
-static void line_of(const char *s, int no, char *buf, size_t n)
-{
-    const char *p = s, *e;
-    size_t len;
-    for (int i = 1; i < no && p; i++) {
-        p = strchr(p, '\n');
-        if (p) p++;
-    }
-    if (!p || !*p) {
-        snprintf(buf, n, "<end of text>");
-        return;
-    }
-    e = strchr(p, '\n');
-    len = e ? (size_t)(e - p) : strlen(p);
-    if (len >= n) len = n - 1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-}
-
-/* Compares text with tests/golden/timeline/NAME, or writes it there when
- * UPDATE_GOLDEN=1.  On a mismatch prints the first differing line of each. */
+/* Compares text with tests/golden/timeline/NAME (th_golden). */
 static void golden(const char *name, const char *text)
 {
-    char path[256];
-    const char *upd = getenv("UPDATE_GOLDEN");
-    size_t n = 0, i = 0;
-    char *want;
-    int line = 1;
-    size_t len = strlen(text);
-    if (len == 0 || text[len - 1] != '\n') fail_msg("%s: does not end with a newline", name);
-    snprintf(path, sizeof path, GOLDEN_DIR "%s", name);
-    if (upd && strcmp(upd, "1") == 0) {
-        FILE *f = fopen(path, "wb");
-        if (!f) fail_msg("cannot write %s (run from the repository root)", path);
-        if (fwrite(text, 1, len, f) != len) fail_msg("short write to %s", path);
-        fclose(f);
-        print_message("wrote %s\n", path);
-        return;
-    }
-    want = slurp(path, &n);
-    if (!want)
-        fail_msg("cannot read %s (run from the repository root; UPDATE_GOLDEN=1 "
-                 "./build/tests/test_timeline writes it)", path);
-    while (i < n && text[i] && want[i] == text[i]) {
-        if (want[i] == '\n') line++;
-        i++;
-    }
-    if (i != n || text[i] != '\0') {
-        char got_l[1024], want_l[1024];
-        line_of(text, line, got_l, sizeof got_l);
-        line_of(want, line, want_l, sizeof want_l);
-        print_error("%s differs from the output at line %d:\n"
-                    "  golden: %s\n"
-                    "  output: %s\n"
-                    "(if the change is intended: UPDATE_GOLDEN=1 ./build/tests/test_timeline, "
-                    "then git diff tests/golden/timeline)\n",
-                    path, line, want_l, got_l);
-        free(want);
-        fail();
-    }
-    free(want);
+    th_golden(GOLDEN_DIR, name, text, "UPDATE_GOLDEN=1 ./build/tests/test_timeline");
 }
 
 /* Occurrences of needle in s. */

@@ -4,27 +4,11 @@
  * run from the repository root), its error messages, and the built-in catalog.
  */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 
-#include <cmocka.h>
 #include <jansson.h>
 
+#include "helpers.h"
 #include "base/catalog.h"
-#include "partita.h"
-
-static pt_model builtin(const char *name)
-{
-    pt_model m;
-    pt_diag d;
-    memset(&m, 0, sizeof m);
-    if (pt_model_builtin(name, &m, &d) != PT_OK) fail_msg("%s: %s", name, d.msg);
-    return m;
-}
 
 static pt_model load(const char *path)
 {
@@ -46,7 +30,7 @@ static pt_model load(const char *path)
  * plus the final LayerNorm 2h; Table 2 of that paper says 174.6B. */
 static void test_gpt3_175b(void **state)
 {
-    pt_model m = builtin("gpt3-175b");
+    pt_model m = th_model("gpt3-175b");
     int64_t l = 96, h = 12288, V = 51200, s = 2048;
     int64_t want = 12 * l * h * h + 13 * l * h + (V + s) * h + 2 * h;
     (void)state;
@@ -79,7 +63,7 @@ static void test_narayanan_table1(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        pt_model m = builtin(t[i].name);
+        pt_model m = th_model(t[i].name);
         double p = (double)pt_model_params(&m) / 1e9;
         char got[32], want[32];
         snprintf(got, sizeof got, "%.1f", p);
@@ -94,7 +78,7 @@ static void test_narayanan_table1(void **state)
  * 529.6B). */
 static void test_korthikanti(void **state)
 {
-    pt_model a = builtin("gpt-22b"), b = builtin("gpt-530b"), c = builtin("gpt-529.6b");
+    pt_model a = th_model("gpt-22b"), b = th_model("gpt-530b"), c = th_model("gpt-529.6b");
     double pa = (double)pt_model_params(&a) / 1e9;
     (void)state;
     assert_true(pa > 21.8 && pa < 22.3); /* 22.07B */
@@ -104,7 +88,7 @@ static void test_korthikanti(void **state)
 /* Exact counts Hugging Face reports for the released checkpoints. */
 static void test_llama_exact(void **state)
 {
-    pt_model a = builtin("llama2-7b"), b = builtin("llama3-8b"), c = builtin("llama2-70b");
+    pt_model a = th_model("llama2-7b"), b = th_model("llama3-8b"), c = th_model("llama2-70b");
     (void)state;
     assert_int_equal(pt_model_params(&a), INT64_C(6738415616));
     assert_int_equal(pt_model_params(&b), INT64_C(8030261248));
@@ -124,17 +108,17 @@ static void test_other_builtins(void **state)
     (void)state;
     /* Llama-3.1-405B: explicit head_dim 128; hand derivation 405,853,388,800
      * (the "405B" of the Llama 3 paper). */
-    m = builtin("llama3.1-405b");
+    m = th_model("llama3.1-405b");
     assert_int_equal(m.head_dim, 128);
     assert_int_equal(m.kv_heads, 8);
     assert_int_equal(m.max_seq, 131072);
     assert_int_equal(pt_model_params(&m), INT64_C(405853388800));
     /* Llama-3-70B: hand derivation 70,553,706,496 ("70B"). */
-    m = builtin("llama3-70b");
+    m = th_model("llama3-70b");
     assert_int_equal(pt_model_params(&m), INT64_C(70553706496));
     /* Nemotron-4 15B (Parmar et al. 2024 sec. 2): 12.5B non-embedding, 3.2B
      * embedding parameters. */
-    m = builtin("nemotron4-15b");
+    m = th_model("nemotron4-15b");
     assert_true(!m.gated_mlp && m.act == PT_ACT_RELU2 && m.norm_bias && !m.linear_bias);
     assert_true(!m.tied_embeddings);
     {
@@ -144,12 +128,12 @@ static void test_other_builtins(void **state)
         assert_true(emb > 3.1 && emb < 3.2);
     }
     /* Nemotron-4 340B: hand derivation 341,029,195,776 (the report's "340B"). */
-    m = builtin("nemotron4-340b");
+    m = th_model("nemotron4-340b");
     assert_int_equal(m.head_dim, 192);
     assert_int_equal(pt_model_params(&m), INT64_C(341029195776));
     /* MPT-7B shape with the benchmark vocab 50368: ALiBi (no learned
      * positions), no biases, tied: 32*(12h^2 + 2h) + V*h + h = 6,649,024,512. */
-    m = builtin("mpt-7b");
+    m = th_model("mpt-7b");
     assert_int_equal(m.ffn, 16384);
     assert_true(!m.learned_pos && m.tied_embeddings && !m.linear_bias && !m.norm_bias);
     assert_true(!m.dropout && m.act == PT_ACT_GELU && !m.gated_mlp);
@@ -410,7 +394,7 @@ static void test_hf_syntax_error(void **state)
 
 static void test_model_check(void **state)
 {
-    pt_model m = builtin("llama2-7b");
+    pt_model m = th_model("llama2-7b");
     pt_diag d;
     (void)state;
     assert_int_equal(pt_model_check(&m, &d), PT_OK);
@@ -419,23 +403,23 @@ static void test_model_check(void **state)
     assert_string_equal(d.field, "num_key_value_heads");
     assert_string_equal(d.value, "3");
     assert_string_equal(d.msg, "num_key_value_heads: 3 does not divide num_attention_heads=32");
-    m = builtin("llama2-7b");
+    m = th_model("llama2-7b");
     m.heads = m.kv_heads = 48;
     m.head_dim = 4096 / 48; /* the default rule on an impossible shape */
     assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
     assert_string_equal(d.msg, "num_attention_heads: 48 does not divide hidden_size=4096");
     m.head_dim = 128; /* an explicit head_dim is fine */
     assert_int_equal(pt_model_check(&m, &d), PT_OK);
-    m = builtin("llama2-7b");
+    m = th_model("llama2-7b");
     m.layers = 0;
     assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
     assert_string_equal(d.msg, "num_hidden_layers: 0 is not > 0");
-    m = builtin("llama2-7b");
+    m = th_model("llama2-7b");
     m.vocab = -5;
     assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
     assert_string_equal(d.field, "vocab_size");
     /* too big to count in int64: refused, and the count says so (-1) */
-    m = builtin("llama2-7b");
+    m = th_model("llama2-7b");
     m.layers = m.hidden = m.ffn = INT64_C(1) << 30;
     assert_int_equal(pt_model_check(&m, &d), PT_EINPUT);
     assert_int_equal(pt_model_params(&m), -1);
@@ -520,10 +504,8 @@ static void test_moe_params(void **state)
             {"mixtral-8x7b", 46.7e9, 12.9e9, 0.01},   {"qwen3-30b-a3b", 30.5e9, 3.3e9, 0.02},
         };
         for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
-            pt_model m;
-            pt_diag d;
+            pt_model m = th_model(b[i].name);
             double tot, act;
-            assert_int_equal(pt_model_builtin(b[i].name, &m, &d), PT_OK);
             tot = (double)pt_model_params(&m);
             act = (double)pt_model_active_params(&m);
             if (fabs(tot / b[i].total - 1.0) > b[i].tol || fabs(act / b[i].active - 1.0) > b[i].tol)
@@ -564,7 +546,7 @@ static void test_catalog(void **state)
     for (int i = 0; i < n; i++) {
         const char *name = pt_model_catalog_name(i);
         const char *jname = json_string_value(json_object_get(json_array_get(models, (size_t)i), "name"));
-        pt_model m = builtin(name);
+        pt_model m = th_model(name);
         pt_model l;
         pt_diag d;
         assert_non_null(jname);

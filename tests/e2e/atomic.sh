@@ -6,13 +6,7 @@
 # name comes from mkstemp (a link planted at the old predictable OUT.tmp.PID is
 # not followed); a FIFO or /dev/stdout is written in place, not replaced; a
 # link to a file stays a link; a command's outputs are written all or none.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "atomic.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 job="llama3-8b --cluster dgx-h100 --gpus 16 --global-batch 64 --seq-len 2048"
 no_leftovers() {
     left=$(find "$tmp" -name '*.tmp.*')

@@ -6,30 +6,7 @@
 # refused outside their range by name, user names escaped in the scale SVG
 # and on the terminal, and progress never written when stderr is not a
 # terminal (and cleared when it is).
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "cli.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-# expect2 NAME WANT CMD...: exit 2, nothing on stdout, stderr starts
-# "partita: " and contains the fixed string WANT.
-expect2() {
-    name=$1
-    want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    [ "$rc" -eq 2 ] || bad "$name: exit $rc, want 2"
-    case "$(head -n 1 "$tmp/err")" in
-    "partita: "*) ;;
-    *) bad "$name: stderr does not start with \"partita: \": $(head -n 1 "$tmp/err")" ;;
-    esac
-    grep -qF -- "$want" "$tmp/err" || bad "$name: stderr lacks \"$want\": $(cat "$tmp/err")"
-    [ -s "$tmp/out" ] && bad "$name: wrote to stdout: $(head -n 3 "$tmp/out")"
-}
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 # --version: "partita X.Y.Z", the version of include/partita.h
 ver=$(sed -n 's/^#define PT_VERSION "\(.*\)"$/\1/p' include/partita.h)

@@ -2,13 +2,7 @@
 # End-to-end `partita eval`: the table names the step time, --json equals the
 # golden files byte for byte (tests/update-golden.sh lists the cases and
 # regenerates them), and the JSON has every key of SPEC section 5.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "eval.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 # the table
 "$P" eval gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048 \

@@ -2,13 +2,7 @@
 # End-to-end `partita models | devices | clusters`: each exits 0 and lists the
 # built-in names SPEC section 2 promises (a sample of each), one per line,
 # the name first.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "list.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 # lists COMMAND NAME...: `partita COMMAND` exits 0 and has a line starting NAME
 lists() {

@@ -4,13 +4,7 @@
 # (search_seconds aside, the one number that is a measurement); nothing
 # fitting exits 1 with the nearest miss; exports keep the engines' rules;
 # bad --space / --fix exit 2.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "plan.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 one_t="$P plan gpt-1t --cluster dgx-a100-80g --gpus 3072 --global-batch 3072 --seq-len 2048 --json"
 $one_t --threads 1 >"$tmp/t1" 2>"$tmp/err" || bad "gpt-1t plan failed: $(cat "$tmp/err")"

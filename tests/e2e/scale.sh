@@ -2,13 +2,7 @@
 # End-to-end `partita scale`: the JSON keys the issue names, time to train =
 # steps x step time at every point, the same bytes twice, the SVG well
 # formed and written whole, and bad input refused with exit status 2.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "scale.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 $P scale gnmt --cluster dgx-1-v100 --max-gpus 64 --json >"$tmp/a" 2>"$tmp/err" || bad "scale gnmt failed: $(cat "$tmp/err")"
 $P scale gnmt --cluster dgx-1-v100 --max-gpus 64 --json >"$tmp/b" 2>&1
@@ -49,19 +43,13 @@ grep -q "<polyline" "$tmp/s.svg" || bad "SVG has no curve"
 ls "$tmp" | grep -q '\.tmp' && bad "a temporary file was left behind"
 
 # bad input: exit status 2 and a message naming what is wrong
-expect2() {
-    "$@" >"$tmp/o" 2>"$tmp/e"
-    rc=$?
-    [ $rc -eq 2 ] || bad "exit $rc, want 2: $*"
-    [ -s "$tmp/e" ] || bad "no message: $*"
-}
-expect2 $P scale gnmt --cluster dgx-1-v100
-expect2 $P scale gnmt --max-gpus 8
-expect2 $P scale gnmt --cluster dgx-1-v100 --max-gpus 0
-expect2 $P scale llama3-8b --cluster dgx-1-v100 --max-gpus 8
+refused $P scale gnmt --cluster dgx-1-v100
+refused $P scale gnmt --max-gpus 8
+refused $P scale gnmt --cluster dgx-1-v100 --max-gpus 0
+refused $P scale llama3-8b --cluster dgx-1-v100 --max-gpus 8
 grep -q "time-to-train" "$tmp/e" || bad "a transformer name is not pointed at plan --objective time-to-train"
-expect2 $P scale gnmt --cluster dgx-1-v100 --max-gpus 8 --stat-eff tests/data/statef/bad.csv
+refused $P scale gnmt --cluster dgx-1-v100 --max-gpus 8 --stat-eff tests/data/statef/bad.csv
 grep -q "bad.csv:3" "$tmp/e" || bad "the bad stat-eff row is not located: $(cat "$tmp/e")"
-expect2 $P scale gnmt --cluster dgx-1-v100 --max-gpus 8 --stat-eff "$tmp/none.csv"
-expect2 $P scale gnmt --cluster dgx-1-v100 --max-gpus 8 --frobnicate
+refused $P scale gnmt --cluster dgx-1-v100 --max-gpus 8 --stat-eff "$tmp/none.csv"
+refused $P scale gnmt --cluster dgx-1-v100 --max-gpus 8 --frobnicate
 exit $fail

@@ -4,13 +4,7 @@
 # micro-batch per virtual stage; `--svg` writes an SVG; `eval --simulate
 # --json` carries the simulated step time and peak memory; `plan --verify`
 # shows both numbers.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "sim.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 $P eval gpt3-175b --cluster dgx-a100-80g --gpus 64 --seq-len 2048 \
     --strategy "tp=8 pp=8 vpp=3 mbs=1 gbs=64 recompute=selective sp=1" \

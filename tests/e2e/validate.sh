@@ -4,14 +4,7 @@
 # et al. 2022 Table 5 GPT-22B selective+SP, llm-foundry MPT-70b on 64 A100) is
 # predicted in full; and every row of data/validation/published_runs.csv is
 # read and at least 120 of them predicted.
-here=$(cd "$(dirname "$0")" && pwd) || exit 1
-cd "$here/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "validate.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 # check JSON MIN_PREDICTED ROWS: the keys of SPEC section 6, at least
 # MIN_PREDICTED rows predicted, ROWS rows in all.
