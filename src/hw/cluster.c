@@ -104,52 +104,6 @@ static int devices_misfit(const pt_cluster *c, int64_t n, char *why, size_t nwhy
 
 /* ---- reading one cluster object -------------------------------------------- */
 
-typedef enum range { R_POS, R_NONNEG, R_FRAC } range;
-
-/* Every rate, size and time is within [NUM_LO, NUM_HI] (or 0 where 0 is
- * allowed): beyond, the cost model's products overflow to infinity and
- * inf - inf made step times NaN (gemm_half_GFLOP 1e300, found by
- * fuzz_cluster); no real device or link is a billionth or a billion times
- * the catalog's. */
-#define NUM_LO 1e-6
-#define NUM_HI 1e9
-
-/* obj[key] as a number in the given range.  *out keeps its value (the default)
- * when the key is absent and not required. */
-static pt_status num_in(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
-                        int required, range r, double *out)
-{
-    char full[256];
-    double x = 0;
-    int found = 0;
-    pt_status st = pt_json_num(jc, obj, path, key, required, &x, &found);
-    if (st != PT_OK || !found) return st;
-    pt_path_join(full, sizeof full, path, key);
-    switch (r) {
-    case R_POS:
-        if (!(x > 0)) return pt_jerr(jc, full, json_object_get(obj, key), "is not > 0");
-        if (x < NUM_LO || x > NUM_HI)
-            return pt_jerr(jc, full, json_object_get(obj, key), "is not between %g and %g",
-                           NUM_LO, NUM_HI);
-        break;
-    case R_NONNEG:
-        if (!(x >= 0))
-            return pt_jerr(jc, full, json_object_get(obj, key), "is negative (must be >= 0)");
-        if (x != 0 && (x < NUM_LO || x > NUM_HI))
-            return pt_jerr(jc, full, json_object_get(obj, key), "is not 0 or between %g and %g",
-                           NUM_LO, NUM_HI);
-        break;
-    case R_FRAC:
-        if (!(x > 0 && x <= 1))
-            return pt_jerr(jc, full, json_object_get(obj, key), "is not a fraction in (0, 1]");
-        if (x < NUM_LO)
-            return pt_jerr(jc, full, json_object_get(obj, key), "is not between %g and 1",
-                           NUM_LO);
-        break;
-    }
-    *out = x;
-    return PT_OK;
-}
 
 static const char *const cluster_keys[] = {
     "name",   "source", "device", "devices", "levels", "price_per_device_hour",
@@ -177,9 +131,9 @@ static pt_status level_from_json(pt_jctx *jc, const json_t *obj, const char *pat
     }
     if ((st = pt_json_int(jc, obj, path, "size", 1, 1, CLUSTER_DEVICES_MAX, &l.size, NULL)) !=
             PT_OK ||
-        (st = num_in(jc, obj, path, "bw_GBps", 1, R_POS, &l.bw_GBps)) != PT_OK ||
-        (st = num_in(jc, obj, path, "latency_us", 0, R_NONNEG, &l.latency_us)) != PT_OK ||
-        (st = num_in(jc, obj, path, "efficiency", 0, R_FRAC, &l.efficiency)) != PT_OK)
+        (st = pt_hw_num_in(jc, obj, path, "bw_GBps", 1, PT_HW_POS, &l.bw_GBps)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "latency_us", 0, PT_HW_NONNEG, &l.latency_us)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "efficiency", 0, PT_HW_FRAC, &l.efficiency)) != PT_OK)
         return st;
     *out = l;
     return PT_OK;
@@ -252,9 +206,9 @@ static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *p
             return st;
     }
 
-    if ((st = num_in(jc, obj, path, "price_per_device_hour", 0, R_NONNEG,
+    if ((st = pt_hw_num_in(jc, obj, path, "price_per_device_hour", 0, PT_HW_NONNEG,
                      &c.price_per_device_hour)) != PT_OK ||
-        (st = num_in(jc, obj, path, "mtbf_device_hours", 0, R_POS, &c.mtbf_device_hours)) != PT_OK)
+        (st = pt_hw_num_in(jc, obj, path, "mtbf_device_hours", 0, PT_HW_POS, &c.mtbf_device_hours)) != PT_OK)
         return st;
 
     /* the rules between levels, and between levels and devices */

@@ -42,20 +42,10 @@ const char *pt_device_catalog_name(int i)
 
 /* ---- reading one device object -------------------------------------------- */
 
-typedef enum range { R_POS, R_NONNEG, R_FRAC } range;
-
-/* Every rate, size and time is within [NUM_LO, NUM_HI] (or 0 where 0 is
- * allowed): beyond, the cost model's products overflow to infinity and
- * inf - inf made step times NaN (gemm_half_GFLOP 1e300, found by
- * fuzz_cluster); no real device or link is a billionth or a billion times
- * the catalog's. */
-#define NUM_LO 1e-6
-#define NUM_HI 1e9
-
 /* obj[key] as a number in the given range.  *out keeps its value (the default)
  * when the key is absent and not required. */
-static pt_status num_in(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
-                        int required, range r, double *out)
+pt_status pt_hw_num_in(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                       int required, pt_hw_range r, double *out)
 {
     char full[256];
     double x = 0;
@@ -64,26 +54,26 @@ static pt_status num_in(pt_jctx *jc, const json_t *obj, const char *path, const 
     if (st != PT_OK || !found) return st;
     pt_path_join(full, sizeof full, path, key);
     switch (r) {
-    case R_POS:
+    case PT_HW_POS:
         if (!(x > 0)) return pt_jerr(jc, full, json_object_get(obj, key), "is not > 0");
-        if (x < NUM_LO || x > NUM_HI)
+        if (x < PT_HW_NUM_LO || x > PT_HW_NUM_HI)
             return pt_jerr(jc, full, json_object_get(obj, key), "is not between %g and %g",
-                           NUM_LO, NUM_HI);
+                           PT_HW_NUM_LO, PT_HW_NUM_HI);
         break;
-    case R_NONNEG:
+    case PT_HW_NONNEG:
         if (!(x >= 0))
             return pt_jerr(jc, full, json_object_get(obj, key), "is negative (must be >= 0)");
-        if (x != 0 && (x < NUM_LO || x > NUM_HI))
+        if (x != 0 && (x < PT_HW_NUM_LO || x > PT_HW_NUM_HI))
             return pt_jerr(jc, full, json_object_get(obj, key), "is not 0 or between %g and %g",
-                           NUM_LO, NUM_HI);
+                           PT_HW_NUM_LO, PT_HW_NUM_HI);
         break;
-    case R_FRAC:
+    case PT_HW_FRAC:
         if (!(x > 0 && x <= 1))
             return pt_jerr(jc, full, json_object_get(obj, key),
                            "is not a fraction in (0, 1]");
-        if (x < NUM_LO)
+        if (x < PT_HW_NUM_LO)
             return pt_jerr(jc, full, json_object_get(obj, key), "is not between %g and 1",
-                           NUM_LO);
+                           PT_HW_NUM_LO);
         break;
     }
     *out = x;
@@ -126,8 +116,8 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
         pt_path_join(full, sizeof full, path, "source");
         return pt_jerr(jc, full, v, "is not a string");
     }
-    if ((st = num_in(jc, obj, path, "memory_GiB", 1, R_POS, &dev.memory_GiB)) != PT_OK ||
-        (st = num_in(jc, obj, path, "memory_bw_GBps", 1, R_POS, &dev.memory_bw_GBps)) != PT_OK)
+    if ((st = pt_hw_num_in(jc, obj, path, "memory_GiB", 1, PT_HW_POS, &dev.memory_GiB)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "memory_bw_GBps", 1, PT_HW_POS, &dev.memory_bw_GBps)) != PT_OK)
         return st;
 
     pt_path_join(full, sizeof full, path, "tflops");
@@ -138,20 +128,20 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
                        "is not an object ({\"bf16\": ..., \"fp16\": ..., \"fp8\": ..., "
                        "\"tf32\": ..., \"fp32\": ...})");
     if ((st = pt_json_only_keys(jc, v, full, tflops_keys)) != PT_OK ||
-        (st = num_in(jc, v, full, "bf16", 1, R_POS, &dev.tflops_bf16)) != PT_OK ||
-        (st = num_in(jc, v, full, "fp16", 0, R_NONNEG, &dev.tflops_fp16)) != PT_OK ||
-        (st = num_in(jc, v, full, "fp8", 0, R_NONNEG, &dev.tflops_fp8)) != PT_OK ||
-        (st = num_in(jc, v, full, "tf32", 0, R_NONNEG, &dev.tflops_tf32)) != PT_OK ||
-        (st = num_in(jc, v, full, "fp32", 0, R_NONNEG, &dev.tflops_fp32)) != PT_OK)
+        (st = pt_hw_num_in(jc, v, full, "bf16", 1, PT_HW_POS, &dev.tflops_bf16)) != PT_OK ||
+        (st = pt_hw_num_in(jc, v, full, "fp16", 0, PT_HW_NONNEG, &dev.tflops_fp16)) != PT_OK ||
+        (st = pt_hw_num_in(jc, v, full, "fp8", 0, PT_HW_NONNEG, &dev.tflops_fp8)) != PT_OK ||
+        (st = pt_hw_num_in(jc, v, full, "tf32", 0, PT_HW_NONNEG, &dev.tflops_tf32)) != PT_OK ||
+        (st = pt_hw_num_in(jc, v, full, "fp32", 0, PT_HW_NONNEG, &dev.tflops_fp32)) != PT_OK)
         return st;
 
-    if ((st = num_in(jc, obj, path, "host_bw_GBps", 0, R_POS, &dev.host_bw_GBps)) != PT_OK ||
-        (st = num_in(jc, obj, path, "gemm_eff", 0, R_FRAC, &dev.gemm_eff)) != PT_OK ||
-        (st = num_in(jc, obj, path, "gemm_half_GFLOP", 0, R_NONNEG, &dev.gemm_half_GFLOP)) !=
+    if ((st = pt_hw_num_in(jc, obj, path, "host_bw_GBps", 0, PT_HW_POS, &dev.host_bw_GBps)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "gemm_eff", 0, PT_HW_FRAC, &dev.gemm_eff)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "gemm_half_GFLOP", 0, PT_HW_NONNEG, &dev.gemm_half_GFLOP)) !=
             PT_OK ||
-        (st = num_in(jc, obj, path, "attn_eff", 0, R_FRAC, &dev.attn_eff)) != PT_OK ||
-        (st = num_in(jc, obj, path, "mem_eff", 0, R_FRAC, &dev.mem_eff)) != PT_OK ||
-        (st = num_in(jc, obj, path, "kernel_us", 0, R_NONNEG, &dev.kernel_us)) != PT_OK)
+        (st = pt_hw_num_in(jc, obj, path, "attn_eff", 0, PT_HW_FRAC, &dev.attn_eff)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "mem_eff", 0, PT_HW_FRAC, &dev.mem_eff)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "kernel_us", 0, PT_HW_NONNEG, &dev.kernel_us)) != PT_OK)
         return st;
 
     *out = dev;

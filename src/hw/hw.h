@@ -57,4 +57,24 @@
  * jc->d says why (PT_EINPUT). */
 pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, pt_device *out);
 
+/* Every rate, size and time a device or cluster file gives is within
+ * [PT_HW_NUM_LO, PT_HW_NUM_HI] (or 0 where 0 is allowed): beyond, the cost
+ * model's products overflow to infinity and inf - inf made step times NaN
+ * (gemm_half_GFLOP 1e300, found by fuzz_cluster); no real device or link is a
+ * billionth or a billion times the catalog's. */
+#define PT_HW_NUM_LO 1e-6
+#define PT_HW_NUM_HI 1e9
+
+typedef enum pt_hw_range {
+    PT_HW_POS,     /* > 0                  */
+    PT_HW_NONNEG,  /* >= 0                 */
+    PT_HW_FRAC     /* a fraction in (0, 1] */
+} pt_hw_range;
+
+/* obj[key] (at path, for messages) as a number in range r, the device and
+ * cluster readers' one number check.  *out keeps its value (the default) when
+ * the key is absent and not required. */
+pt_status pt_hw_num_in(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
+                       int required, pt_hw_range r, double *out);
+
 #endif
