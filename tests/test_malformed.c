@@ -23,21 +23,11 @@
  * root (tests/data is a directory it names).
  */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
+#include "helpers.h"
 #include "base/base.h"
 #include "base/csv.h"
-#include "partita.h"
-#include "plan/search.h"
 #include "sim/sim.h"
 #include "validate/validate.h"
 
@@ -534,7 +524,7 @@ static pt_status run_case(const mcase *c, const char *in, pt_diag *d)
     pt_strategy st;
     pt_space sp;
     pt_vresult r;
-    pt_job job = {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_job job = th_job(4096, 512, 1);
     unsigned set = 0;
     char *text = NULL;
     pt_status s = PT_OK;
@@ -544,9 +534,8 @@ static pt_status run_case(const mcase *c, const char *in, pt_diag *d)
     case STRATEGY: return pt_strategy_parse(in, &st, &set, d);
     case RESOLVE:
         if (!llama.layers) {
-            assert_int_equal(pt_model_builtin("llama3-8b", &llama, d), PT_OK);
-            assert_int_equal(pt_cluster_builtin("dgx-h100", &h100, d), PT_OK);
-            assert_int_equal(pt_cluster_resize(&h100, 64, d), PT_OK);
+            llama = th_model("llama3-8b");
+            h100 = th_cluster("dgx-h100", 64);
         }
         if ((s = pt_strategy_parse(in, &st, &set, d)) != PT_OK) return s;
         return pt_strategy_resolve(&st, set, &llama, &h100, &job, d);
@@ -630,20 +619,14 @@ static void test_millions_of_devices(void **state)
  * out 114% at 2^63-1), a --space key given twice (the later one won). */
 static void test_library_bounds(void **state)
 {
-    pt_model m;
-    pt_cluster c;
-    pt_search_opts o;
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
+    pt_search_opts o = th_search_opts(200000000, 1, 64);
     pt_search_result r;
-    pt_job j = {2048, 64, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_job j = th_job(2048, 64, 1);
     pt_diag d;
     pt_space sp;
     (void)state;
-    assert_int_equal(pt_model_builtin("llama3-8b", &m, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 16, &d), PT_OK);
-    memset(&o, 0, sizeof o);
-    pt_space_init(&o.space);
-    o.top_k = 200000000, o.threads = 1, o.prune = 1, o.gbs_lo = o.gbs_hi = 64;
     assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_EINPUT);
     assert_string_equal(d.msg, "--top 200000000 is outside 1..10000");
     assert_string_equal(d.field, "top");
@@ -694,20 +677,14 @@ static void test_library_bounds(void **state)
  * and only the second says it was windowed. */
 static void test_sim_window(void **state)
 {
-    pt_model m;
-    pt_cluster c;
-    pt_job j = {2048, 0, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0};
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 32);
+    pt_job j = th_job(2048, 0, 1);
     pt_diag d;
-    pt_strategy st;
-    unsigned set;
+    pt_strategy st = th_strategy("tp=8 pp=4 gbs=65536", &m, &c, &j);
     pt_sim_result a, b;
     pt_cost ca, cb;
     (void)state;
-    assert_int_equal(pt_model_builtin("llama3-8b", &m, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 32, &d), PT_OK);
-    assert_int_equal(pt_strategy_parse("tp=8 pp=4 gbs=65536", &st, &set, &d), PT_OK);
-    assert_int_equal(pt_strategy_resolve(&st, set, &m, &c, &j, &d), PT_OK);
     pt_cost_eval(&m, &c, &j, &st, &ca);
     assert_int_equal(pt_sim_run(&m, &c, &j, &st, &a, &d), PT_OK);
     st.gbs = 65544;

@@ -4,16 +4,8 @@
  * program against brute force and the heuristic.
  */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
 
-#include "partita.h"
+#include "helpers.h"
 #include "plan/place.h"
 #include "goal/scale.h"
 #include "goal/statef_csv.h"
@@ -21,11 +13,6 @@
 #include "cost/graph_cost.h"
 #include "base/base.h"
 #include "workload/graph.h"
-
-static void near_rel(double got, double want, double rel, const char *what)
-{
-    if (fabs(got - want) > rel * fabs(want)) fail_msg("%s: got %.10g, want %.10g", what, got, want);
-}
 
 /* A problem on the stack: up to 12 nodes, 24 edges. */
 typedef struct tprob {
@@ -67,16 +54,16 @@ static void test_gpipe_formula(void **state)
     tp_init(&t, 4, 4, 8);
     for (int v = 0; v < 4; v++) t.dur[v] = 1.0;
     for (int v = 0; v < 3; v++) tp_edge(&t, v, v + 1, 0.0, 1.0);
-    near_rel(pt_pprob_objective(&t.p, dev, &bot, &lat), 11.0, 1e-12, "gpipe J");
-    near_rel(bot, 1.0, 1e-12, "bottleneck");
-    near_rel(lat, 4.0, 1e-12, "latency");
+    th_near_rel(pt_pprob_objective(&t.p, dev, &bot, &lat), 11.0, 1e-12, "gpipe J");
+    th_near_rel(bot, 1.0, 1e-12, "bottleneck");
+    th_near_rel(lat, 4.0, 1e-12, "latency");
     /* one device: 8 micro-batches of 4 s, no overlap */
-    near_rel(pt_pprob_objective(&t.p, one, NULL, NULL), 32.0, 1e-12, "one device");
+    th_near_rel(pt_pprob_objective(&t.p, one, NULL, NULL), 32.0, 1e-12, "one device");
     /* a cut edge of 0.5 s loads both ends: stage 0 and 1 busy 1.5 s */
     t.ecomm[0] = 0.5;
-    near_rel(pt_pprob_objective(&t.p, dev, &bot, &lat), 7 * 1.5 + 4.5, 1e-12, "with transfer");
+    th_near_rel(pt_pprob_objective(&t.p, dev, &bot, &lat), 7 * 1.5 + 4.5, 1e-12, "with transfer");
     /* the DP finds the 4 stages */
-    near_rel(pt_pprob_chain_dp(&t.p, dev), 7 * 1.5 + 4.5, 1e-12, "dp");
+    th_near_rel(pt_pprob_chain_dp(&t.p, dev), 7 * 1.5 + 4.5, 1e-12, "dp");
 }
 
 /* Two branches of 3 s between a fork and a join of 0.5 s each: on two
@@ -90,10 +77,10 @@ static void test_branches_overlap(void **state)
     tp_init(&t, 4, 2, 1);
     t.dur[0] = 0.5, t.dur[1] = 3, t.dur[2] = 3, t.dur[3] = 0.5;
     tp_edge(&t, 0, 1, 0, 1), tp_edge(&t, 0, 2, 0, 1), tp_edge(&t, 1, 3, 0, 1), tp_edge(&t, 2, 3, 0, 1);
-    near_rel(pt_pprob_objective(&t.p, same, NULL, NULL), 7.0, 1e-12, "one device");
-    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 4.0, 1e-12, "two devices");
+    th_near_rel(pt_pprob_objective(&t.p, same, NULL, NULL), 7.0, 1e-12, "one device");
+    th_near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 4.0, 1e-12, "two devices");
     t.ecomm[1] = t.ecomm[3] = 1.0;
-    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 6.0, 1e-12, "with transfers");
+    th_near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 6.0, 1e-12, "with transfers");
 }
 
 /* Stacked recurrent layers stream: two LSTM layers of 10 time steps, 1 s a
@@ -107,10 +94,10 @@ static void test_wavefront(void **state)
     tp_init(&t, 2, 2, 1);
     t.dur[0] = t.dur[1] = 10.0;
     tp_edge(&t, 0, 1, 0.0, 10.0);
-    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 11.0, 1e-12, "wavefront");
-    near_rel(pt_pprob_objective(&t.p, same, NULL, NULL), 20.0, 1e-12, "one device");
+    th_near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 11.0, 1e-12, "wavefront");
+    th_near_rel(pt_pprob_objective(&t.p, same, NULL, NULL), 20.0, 1e-12, "one device");
     t.estream[0] = 1.0;
-    near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 20.0, 1e-12, "no streaming");
+    th_near_rel(pt_pprob_objective(&t.p, split, NULL, NULL), 20.0, 1e-12, "no streaming");
 }
 
 /* The index (priority order, incoming edges, critical path) only speeds
@@ -129,7 +116,7 @@ static void test_index_bound(void **state)
     t.dur[0] = t.dur[1] = 10.0;
     tp_edge(&t, 0, 1, 0.0, 10.0);
     assert_int_equal(pt_pprob_index(&t.p), 0);
-    near_rel(t.p.critical, 11.0, 1e-12, "streamed critical path");
+    th_near_rel(t.p.critical, 11.0, 1e-12, "streamed critical path");
     pt_pprob_unindex(&t.p);
     for (int trial = 0; trial < 6; trial++) {
         int dev[8], h0[8], h1[8];
@@ -153,10 +140,10 @@ static void test_index_bound(void **state)
                 plain = pt_pprob_objective(&t.p, dev, NULL, NULL);
                 t.p.prio = prio, t.p.inoff = inoff;
             }
-            near_rel(indexed, plain, 1e-12, "indexed objective");
+            th_near_rel(indexed, plain, 1e-12, "indexed objective");
         }
         j1 = pt_pprob_heuristic(&t.p, h1);
-        near_rel(j1, j0, 1e-12, "heuristic with the bound");
+        th_near_rel(j1, j0, 1e-12, "heuristic with the bound");
         pt_pprob_unindex(&t.p);
     }
 }
@@ -210,8 +197,8 @@ static void test_chain_dp_brute_force(void **state)
             assert_true(isinf(got));
             continue;
         }
-        near_rel(got, want, 1e-12, "chain dp");
-        near_rel(pt_pprob_objective_serial(&t.p, dev), want, 1e-12, "dp placement");
+        th_near_rel(got, want, 1e-12, "chain dp");
+        th_near_rel(pt_pprob_objective_serial(&t.p, dev), want, 1e-12, "dp placement");
     }
 }
 
@@ -259,12 +246,12 @@ static void test_ilp_heuristic_branching(void **state)
         /* the program may also reorder independent nodes on a device, so
          * it is never worse than brute force over index-order schedules */
         assert_true(r.objective <= want * (1 + 1e-9));
-        near_rel(pt_pprob_objective_order(&t.p, dev, order, NULL, NULL), r.objective, 1e-12, "ilp placement");
-        if (r.optimal) near_rel(r.objective, r.bound, 1e-6, "proof");
+        th_near_rel(pt_pprob_objective_order(&t.p, dev, order, NULL, NULL), r.objective, 1e-12, "ilp placement");
+        if (r.optimal) th_near_rel(r.objective, r.bound, 1e-6, "proof");
         optimal += r.optimal;
         double h = pt_pprob_heuristic(&t.p, hdev);
         assert_true(h >= r.objective * (1 - 1e-9));
-        near_rel(h, r.objective, 0.05, "heuristic within 5%");
+        th_near_rel(h, r.objective, 0.05, "heuristic within 5%");
         agree += fabs(h - r.objective) <= 1e-9 * r.objective;
     }
     /* the program proves every one; the heuristic is exact on most */
@@ -306,7 +293,7 @@ static void test_place_biglstm(void **state)
         for (int i = 0; i < g.n; i++) used[two.layer_dev[i]] = 1;
         assert_true(used[0] && used[1]);
     }
-    near_rel(two.step_s, two.pipe_s + two.dp_comm_s + two.optimizer_s, 1e-12, "step parts");
+    th_near_rel(two.step_s, two.pipe_s + two.dp_comm_s + two.optimizer_s, 1e-12, "step parts");
     pt_placement_free(&one);
     pt_placement_free(&two);
     pt_graph_free(&g);
@@ -352,8 +339,8 @@ static void test_finish_times(void **state)
     t.dur[0] = t.dur[1] = 3.0;
     tp_edge(&t, 0, 1, 0.6, 1.0);
     pt_pprob_finish(&t.p, dev, NULL, fin);
-    near_rel(fin[0], 3.0, 1e-12, "first node");
-    near_rel(fin[1], 6.6, 1e-12, "second node");
+    th_near_rel(fin[0], 3.0, 1e-12, "first node");
+    th_near_rel(fin[1], 6.6, 1e-12, "second node");
 }
 
 /* Data parallelism on one device by hand: the gradient all-reduce hides
@@ -378,11 +365,11 @@ static void test_dp_exposed_one_device(void **state)
         params += g.l[i].params;
         nl += g.l[i].params > 0;
     }
-    near_rel(p.grad_window_s[0], 2.0 * fwd, 1e-9, "window = the backward");
+    th_near_rel(p.grad_window_s[0], 2.0 * fwd, 1e-9, "window = the backward");
     ar = pt_coll_time(&c, PT_ALLREDUCE, (int64_t)(2.0 * params), 64, 1);
     want = ar - 2.0 * fwd * (1.0 - 1.0 / nl);
     if (want < ar / nl) want = ar / nl;
-    near_rel(p.dp_comm_s, want, 1e-9, "exposed all-reduce");
+    th_near_rel(p.dp_comm_s, want, 1e-9, "exposed all-reduce");
     pt_placement_free(&p);
     pt_graph_free(&g);
 }
@@ -409,7 +396,7 @@ static void test_dp_aware_placement(void **state)
     pt_place_data_parallel(&g, &c, PT_FP16, 128, 512, &alone);
     assert_true(among.fits && alone.fits);
     assert_true(among.step_s < alone.step_s);
-    near_rel(among.step_s, among.pipe_s + among.dp_comm_s + among.optimizer_s, 1e-12, "step parts");
+    th_near_rel(among.step_s, among.pipe_s + among.dp_comm_s + among.optimizer_s, 1e-12, "step parts");
     for (int i = 0; i < g.n; i++) {
         share[0][alone.layer_dev[i]] += g.l[i].params;
         share[1][among.layer_dev[i]] += g.l[i].params;
@@ -445,11 +432,11 @@ static void test_scale_hand(void **state)
         for (int k = 0; k < 2; k++) {
             const pt_scale_cfg *x = cs[k];
             if (!x->ok) continue;
-            near_rel(x->global_batch, x->worker_batch * (double)x->dp, 1e-12, "batch");
+            th_near_rel(x->global_batch, x->worker_batch * (double)x->dp, 1e-12, "batch");
             assert_true(x->dp * x->m == r.pt[i].gpus);
-            near_rel(x->epochs, 50.0 * (1 + x->global_batch / 4000.0), 1e-12, "epochs");
-            near_rel(x->steps, x->epochs * 50000.0 / x->global_batch, 1e-12, "steps");
-            near_rel(x->time_s, x->steps * x->step_s, 1e-12, "time = steps x step");
+            th_near_rel(x->epochs, 50.0 * (1 + x->global_batch / 4000.0), 1e-12, "epochs");
+            th_near_rel(x->steps, x->epochs * 50000.0 / x->global_batch, 1e-12, "steps");
+            th_near_rel(x->time_s, x->steps * x->step_s, 1e-12, "time = steps x step");
         }
     }
     /* one device: the placement's own step at the chosen batch */
@@ -457,7 +444,7 @@ static void test_scale_hand(void **state)
         pt_placement p;
         pt_place_opts po = {.m = 1, .batch = r.pt[0].dp.worker_batch, .dp = 1, .dtype = PT_FP16, .max_nodes = 32};
         assert_int_equal(pt_place_graph(&g, &c, &po, &p, &d), PT_OK);
-        near_rel(r.pt[0].dp.step_s, p.step_s, 1e-12, "one-device step");
+        th_near_rel(r.pt[0].dp.step_s, p.step_s, 1e-12, "one-device step");
         pt_placement_free(&p);
     }
     assert_false(r.pt[0].hybrid.ok);
@@ -476,8 +463,8 @@ static void test_statef_csv(void **state)
     assert_int_equal(pt_read_file("tests/data/statef/small_cnn.csv", &text, &d), PT_OK);
     assert_int_equal(pt_statef_read_csv(text, "small_cnn.csv", 50000, &se, &d), PT_OK);
     free(text);
-    near_rel(se.e_min, 50.0, 0.01, "e_min");
-    near_rel(se.b_noise, 4000.0, 0.01, "b_noise");
+    th_near_rel(se.e_min, 50.0, 0.01, "e_min");
+    th_near_rel(se.b_noise, 4000.0, 0.01, "b_noise");
     assert_int_equal(se.n, 4);
     assert_int_equal(pt_read_file("tests/data/statef/bad.csv", &text, &d), PT_OK);
     assert_int_equal(pt_statef_read_csv(text, "bad.csv", 50000, &se, &d), PT_EINPUT);

@@ -4,26 +4,13 @@
  * time-to-train formula and the search objective built on it.
  */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
 
-#include "partita.h"
+#include "helpers.h"
 #include "base/base.h"
 #include "goal/ttt.h"
 #include "cost/graph_cost.h"
 #include "plan/search.h"
 #include "workload/graph.h"
-
-static void near_rel(double got, double want, double rel, const char *what)
-{
-    if (fabs(got - want) > rel * fabs(want)) fail_msg("%s: got %.10g, want %.10g", what, got, want);
-}
 
 /* Parameter counts of the built-in CNNs against torchvision's models
  * (resnet50: 25,557,032; inception_v3 without the auxiliary head:
@@ -35,24 +22,24 @@ static void test_builtin_graphs(void **state)
     (void)state;
     assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
     assert_true(pt_graph_params(&g) == 25557032.0);
-    near_rel(pt_graph_flops(&g) / 2.0, 4.09e9, 0.01, "resnet-50 MACs");
+    th_near_rel(pt_graph_flops(&g) / 2.0, 4.09e9, 0.01, "resnet-50 MACs");
     pt_graph_free(&g);
     assert_int_equal(pt_graph_builtin("inception-v3", &g, &d), PT_OK);
     assert_true(pt_graph_params(&g) == 23834568.0);
-    near_rel(pt_graph_flops(&g) / 2.0, 5.71e9, 0.02, "inception-v3 MACs");
+    th_near_rel(pt_graph_flops(&g) / 2.0, 5.71e9, 0.02, "inception-v3 MACs");
     pt_graph_free(&g);
     /* GNMT with the shared embedding: MLPerf v0.6 logs 160,671,297 (our
      * attention has two more D x D projections, +1.3%); transformer-big with
      * --share-all-embeddings: fairseq logs 210,808,832. */
     assert_int_equal(pt_graph_builtin("gnmt", &g, &d), PT_OK);
-    near_rel(pt_graph_params(&g), 160671297.0, 0.015, "gnmt params");
+    th_near_rel(pt_graph_params(&g), 160671297.0, 0.015, "gnmt params");
     pt_graph_free(&g);
     assert_int_equal(pt_graph_builtin("transformer-big", &g, &d), PT_OK);
-    near_rel(pt_graph_params(&g), 210808832.0, 0.001, "transformer-big params");
+    th_near_rel(pt_graph_params(&g), 210808832.0, 0.001, "transformer-big params");
     pt_graph_free(&g);
     /* BigLSTM, LSTM-8192-1024 (Jozefowicz et al. 2016): ~1.8 G parameters */
     assert_int_equal(pt_graph_builtin("biglstm", &g, &d), PT_OK);
-    near_rel(pt_graph_params(&g), 1.8e9, 0.02, "biglstm params");
+    th_near_rel(pt_graph_params(&g), 1.8e9, 0.02, "biglstm params");
     pt_graph_free(&g);
     for (int i = 0; i < pt_graph_catalog_count(); i++) {
         assert_int_equal(pt_graph_builtin(pt_graph_catalog_name(i), &g, &d), PT_OK);
@@ -122,11 +109,11 @@ static void test_statef_fit(void **state)
         E[i] = 60.0 * (1.0 + B[i] / 50000.0);
     }
     assert_int_equal(pt_statef_fit(B, E, 8, &s, &d), PT_OK);
-    near_rel(s.e_min, 60.0, 1e-9, "e_min");
-    near_rel(s.b_noise, 50000.0, 1e-9, "b_noise");
+    th_near_rel(s.e_min, 60.0, 1e-9, "e_min");
+    th_near_rel(s.b_noise, 50000.0, 1e-9, "b_noise");
     for (int i = 0; i < 8; i++) E[i] *= 1.0 + ((i % 2) ? 0.02 : -0.02);
     assert_int_equal(pt_statef_fit(B, E, 8, &s, &d), PT_OK);
-    near_rel(s.b_noise, 50000.0, 0.10, "b_noise with noise");
+    th_near_rel(s.b_noise, 50000.0, 0.10, "b_noise with noise");
     assert_true(s.b_noise_se > 0 && s.b_noise_se < 0.5 * s.b_noise);
     assert_int_equal(pt_statef_fit(B, E, 1, &s, &d), PT_EINPUT);
 }
@@ -143,17 +130,16 @@ static void test_time_to_train(void **state)
     pt_diag d;
     double epochs, ttt;
     (void)state;
-    near_rel(pt_statef_epochs(&s, 50000.0), 120.0, 1e-12, "epochs at B_noise");
+    th_near_rel(pt_statef_epochs(&s, 50000.0), 120.0, 1e-12, "epochs at B_noise");
     assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 16, &d), PT_OK);
+    c = th_cluster("dgx-1-v100", 16);
     pt_graph_step(&g, &c, PT_FP16, 64, &k);
     epochs = pt_statef_epochs(&s, 1024.0);
-    near_rel(epochs, 61.2288, 1e-9, "epochs at 1024");
+    th_near_rel(epochs, 61.2288, 1e-9, "epochs at 1024");
     ttt = epochs * g.samples_per_epoch / 1024.0 * k.step_time_s;
-    near_rel(ttt, epochs * 1281167.0 / 1024.0 * k.step_time_s, 1e-12, "time to train");
-    near_rel(k.step_time_s, k.compute_s + k.dp_comm_s + k.optimizer_s, 1e-12, "step parts");
-    near_rel(k.samples_per_s, 1024.0 / k.step_time_s, 1e-12, "throughput");
+    th_near_rel(ttt, epochs * 1281167.0 / 1024.0 * k.step_time_s, 1e-12, "time to train");
+    th_near_rel(k.step_time_s, k.compute_s + k.dp_comm_s + k.optimizer_s, 1e-12, "step parts");
+    th_near_rel(k.samples_per_s, 1024.0 / k.step_time_s, 1e-12, "throughput");
     /* twice the per-device batch: no faster per sample */
     pt_graph_step(&g, &c, PT_FP16, 128, &k2);
     assert_true(k2.step_time_s > k.step_time_s);
@@ -192,7 +178,7 @@ static void test_statef_recipes(void **state)
     assert_int_equal(pt_statef_builtin_for("transformer-big", "BLEU 25.0", "adam", "v0.6", &lars), 1);
     assert_int_equal(pt_statef_builtin("transformer-big", &def), 1);
     assert_true(def.b_noise == lars.b_noise && sgd.b_noise < lars.b_noise);
-    near_rel(pt_statef_epochs(&sgd, 5208.0), 5.0, 1e-3, "v0.5 recipe at its fitted line");
+    th_near_rel(pt_statef_epochs(&sgd, 5208.0), 5.0, 1e-3, "v0.5 recipe at its fitted line");
 }
 
 /* Evaluation time, by hand: one linear layer 1024 -> 1024 on a device of
@@ -222,9 +208,9 @@ static void test_eval_time(void **state)
     c.level[0].bw_GBps = 100.0;
     c.level[0].efficiency = 1.0;
     assert_int_equal(pt_graph_parse(text, "one.json", &g, &d), PT_OK);
-    near_rel(pt_ttt_eval_s(&g, &c, PT_FP16, &e), 0.5 + gemm, 1e-9, "eval, 1 pass");
+    th_near_rel(pt_ttt_eval_s(&g, &c, PT_FP16, &e), 0.5 + gemm, 1e-9, "eval, 1 pass");
     e.passes = 4.0;
-    near_rel(pt_ttt_eval_s(&g, &c, PT_FP16, &e) - 0.5, 4.0 * gemm, 1e-9, "eval, beam 4");
+    th_near_rel(pt_ttt_eval_s(&g, &c, PT_FP16, &e) - 0.5, 4.0 * gemm, 1e-9, "eval, beam 4");
     assert_int_equal(pt_ttt_evals(&e, 82.0), 21);
     assert_int_equal(pt_ttt_evals(&e, 80.0), 20);
     e.every_epochs = 1.0;
@@ -253,12 +239,11 @@ static void test_dp_impl(void **state)
     double bwd;
     (void)state;
     assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-1-v100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 640, &d), PT_OK);
+    c = th_cluster("dgx-1-v100", 640);
     memset(&impl, 0, sizeof impl);
     pt_graph_step(&g, &c, PT_FP16, 26, &base);
     pt_graph_step_dp(&g, &c, PT_FP16, 26, &impl, &k);
-    near_rel(k.step_time_s, base.step_time_s, 1e-12, "zero impl = default");
+    th_near_rel(k.step_time_s, base.step_time_s, 1e-12, "zero impl = default");
     bwd = base.compute_s * 2.0 / 3.0;
     impl.cycle_s = 0.005;
     pt_graph_step_dp(&g, &c, PT_FP16, 26, &impl, &hvd);
@@ -276,7 +261,7 @@ static void test_dp_impl(void **state)
     impl.after_backward = 1;
     pt_graph_step_dp(&g, &c, PT_FP16, 26, &impl, &k);
     assert_true(k.dp_comm_s > base.dp_comm_s);
-    near_rel(k.dp_comm_s, pt_coll_time(&c, PT_ALLREDUCE, (int64_t)(2.0 * pt_graph_params(&g)), 640, 1), 1e-12,
+    th_near_rel(k.dp_comm_s, pt_coll_time(&c, PT_ALLREDUCE, (int64_t)(2.0 * pt_graph_params(&g)), 640, 1), 1e-12,
              "after the backward: the whole all-reduce");
     pt_graph_free(&g);
 }
@@ -294,16 +279,16 @@ static void test_goal_time_to_train(void **state)
     pt_goal_ttt t;
     (void)state;
     pt_goal_time_to_train(0.25, 1024.0, &s, 1281167.0, NULL, &t);
-    near_rel(t.epochs, 61.2288, 1e-12, "epochs");
-    near_rel(t.samples, 78444318.0096, 1e-12, "samples to target");
-    near_rel(t.steps, 76605.77930625, 1e-12, "steps");
-    near_rel(t.time_s, 19151.4448265625, 1e-12, "time to train");
+    th_near_rel(t.epochs, 61.2288, 1e-12, "epochs");
+    th_near_rel(t.samples, 78444318.0096, 1e-12, "samples to target");
+    th_near_rel(t.steps, 76605.77930625, 1e-12, "steps");
+    th_near_rel(t.time_s, 19151.4448265625, 1e-12, "time to train");
     pt_goal_time_to_train(0.25, 1024.0, &s, 1281167.0, &ov, &t);
-    near_rel(t.steps, 76605.77930625, 1e-12, "steps with overheads");
-    near_rel(t.time_s, 19151.4448265625 + 10.0 + 2.0 * 61.2288 + 16 * 0.5, 1e-12, "timed run");
+    th_near_rel(t.steps, 76605.77930625, 1e-12, "steps with overheads");
+    th_near_rel(t.time_s, 19151.4448265625 + 10.0 + 2.0 * 61.2288 + 16 * 0.5, 1e-12, "timed run");
     ov.eval = NULL;
     pt_goal_time_to_train(0.25, 1024.0, &s, 1281167.0, &ov, &t);
-    near_rel(t.time_s, 19151.4448265625 + 10.0 + 2.0 * 61.2288, 1e-12, "no evaluations");
+    th_near_rel(t.time_s, 19151.4448265625 + 10.0 + 2.0 * 61.2288, 1e-12, "no evaluations");
 }
 
 /* The language-model objective of `plan --objective time-to-train`: 1e12
@@ -324,10 +309,10 @@ static void test_goal_lm(void **state)
     job.seq_len = 4096;
     p.cost.step_time_s = 0.33;
     pt_goal_lm_time_to_train(&lm, &p, &job, &t);
-    near_rel(t.samples, 1.131072e12, 1e-12, "tokens to target");
-    near_rel(t.steps, 4314697.265625, 1e-12, "steps");
-    near_rel(t.time_s, 1423850.09765625, 1e-12, "seconds");
-    near_rel(pt_goal_lm_score(&p, &job, &lm), 262144.0 / 0.33 / 1.131072, 1e-12, "score");
+    th_near_rel(t.samples, 1.131072e12, 1e-12, "tokens to target");
+    th_near_rel(t.steps, 4314697.265625, 1e-12, "steps");
+    th_near_rel(t.time_s, 1423850.09765625, 1e-12, "seconds");
+    th_near_rel(pt_goal_lm_score(&p, &job, &lm), 262144.0 / 0.33 / 1.131072, 1e-12, "score");
 }
 
 /* The search ranks by the objective it is given (pt_search_opts.score,
@@ -345,23 +330,13 @@ static void test_search_objective(void **state)
     pt_goal_lm lm = {1e9, 8.0 * 4096.0};
     pt_diag d;
     (void)state;
-    assert_int_equal(pt_model_builtin("gpt-1.7b", &m, &d), PT_OK);
-    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 8, &d), PT_OK);
-    memset(&job, 0, sizeof job);
-    job.seq_len = 4096;
-    job.global_batch = 8;
-    job.dtype = PT_BF16;
-    job.flash_attention = 1;
-    memset(&o, 0, sizeof o);
-    pt_space_init(&o.space);
+    m = th_model("gpt-1.7b");
+    c = th_cluster("dgx-h100", 8);
+    job = th_job(4096, 8, 1);
+    o = th_search_opts(4, 2, 8);
+    o.gbs_hi = 64;
     assert_int_equal(pt_space_parse("tp=1 pp=1 cp=1 mbs=1 zero=1 recompute=none offload=none", "test", &o.space, &d),
                      PT_OK);
-    o.top_k = 4;
-    o.threads = 2;
-    o.prune = 1;
-    o.gbs_lo = 8;
-    o.gbs_hi = 64;
     assert_int_equal(pt_search(&m, &c, &job, &o, &step, &d), PT_OK);
     o.score = pt_goal_lm_score;
     o.score_arg = &lm;
@@ -372,7 +347,7 @@ static void test_search_objective(void **state)
     for (int i = 0; i < ttt.n; i++) {
         pt_goal_ttt t;
         pt_goal_lm_time_to_train(&lm, &ttt.plans[i], &job, &t);
-        near_rel(ttt.plans[i].score, lm.min_tokens / t.time_s, 1e-12, "score = min_tokens / time");
+        th_near_rel(ttt.plans[i].score, lm.min_tokens / t.time_s, 1e-12, "score = min_tokens / time");
         if (i > 0) {
             pt_goal_ttt prev;
             pt_goal_lm_time_to_train(&lm, &ttt.plans[i - 1], &job, &prev);

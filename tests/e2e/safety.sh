@@ -4,34 +4,21 @@
 # only the CLI), and the parsers accept what editors write (a UTF-8 BOM, CR CR
 # LF line ends) and refuse control characters in names.  Each case is the
 # reproduction of the issue that found it.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "safety.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 job="llama3-8b --cluster dgx-h100 --gpus 16 --seq-len 2048"
 
-# "$@" must exit 2 within 20 s and say $want on stderr
-refused() {
-    want=$1
-    shift
-    timeout 20 "$@" >"$tmp/o" 2>"$tmp/e"
-    rc=$?
-    [ $rc -eq 124 ] && { bad "did not answer within 20 s: $*"; return; }
-    [ $rc -eq 2 ] || bad "exit $rc, want 2: $* ($(cat "$tmp/e"))"
-    grep -q -- "$want" "$tmp/e" || bad "message lacks \"$want\": $* ($(cat "$tmp/e"))"
-}
+# every refused_saying WANT CMD... below: CMD exits 2 within 20 s and says
+# WANT on stderr
+refused_within=20
 
 # huge-but-legal numbers: SIGSEGV, hangs and a 114% HFU before
-refused '--top: "200000000" is not a whole number in \[1, 10000\]' $P plan $job --global-batch 64 --top 200000000
-refused '--global-batch: "4611686018427387904" is not a whole number in \[1, 1073741824\]' $P plan $job --global-batch 1..4611686018427387904
-refused '--max-gpus: "4611686018427387904" is not a whole number in \[1, 16777216\]' \
+refused_saying '--top: "200000000" is not a whole number in \[1, 10000\]' $P plan $job --global-batch 64 --top 200000000
+refused_saying '--global-batch: "4611686018427387904" is not a whole number in \[1, 1073741824\]' $P plan $job --global-batch 1..4611686018427387904
+refused_saying '--max-gpus: "4611686018427387904" is not a whole number in \[1, 16777216\]' \
     $P scale gnmt --cluster dgx-1-v100 --max-gpus 4611686018427387904
-refused '--seq-len: "9223372036854775807" is not a whole number in \[1, 16777216\]' \
+refused_saying '--seq-len: "9223372036854775807" is not a whole number in \[1, 16777216\]' \
     $P plan llama3-8b --cluster dgx-h100 --gpus 16 --global-batch 64 --seq-len 9223372036854775807
-refused '--seq-len: "9223372036854775807" is not a whole number' \
+refused_saying '--seq-len: "9223372036854775807" is not a whole number' \
     $P eval llama3-8b --cluster dgx-h100 --gpus 16 --strategy "tp=8" --global-batch 64 --seq-len 9223372036854775807
 # gbs=10^8 on one pipeline: 59 s and 13.5 GB in the simulator before; now
 # replayed for a window and extrapolated, within 0.1% of the analytic step
@@ -46,11 +33,11 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert abs(j["simulated_step_time_s"] / j["step_time_s"] - 1) < 1e-3, j
 PY
-refused "the simulator replays at most 65536 micro-batches per pipeline (PT_SIM_MAX_MICROBATCHES); this step has 100000000" \
+refused_saying "the simulator replays at most 65536 micro-batches per pipeline (PT_SIM_MAX_MICROBATCHES); this step has 100000000" \
     $P eval llama3-8b --cluster dgx-h100 --gpus 8 --strategy "tp=8 gbs=100000000" --seq-len 2048 --trace "$tmp/t.json"
 [ -e "$tmp/t.json" ] && bad "a refused --trace wrote its file"
 # a later duplicate in --space silently won
-refused "tp is given twice" $P plan $job --global-batch 64 --space "tp=2 tp=4"
+refused_saying "tp is given twice" $P plan $job --global-batch 64 --space "tp=2 tp=4"
 
 # num_hidden_layers=2147483647 with tiny dimensions: the search looped to the
 # layer count; now pp only ranges over divisors of the device count
@@ -95,10 +82,10 @@ cmp -s "$tmp/o" "$tmp/o0" || bad "CR CR LF runs CSV reads differently"
 
 # a name with a control character is refused where it is read, byte named
 sed 's/"name": "bom"/"name": "x\\u001b[2Jy"/' "$tmp/c.json" >"$tmp/ctl.json"
-refused 'ctl.json:1:2: name: .* holds the control character 0x1B at byte 1' \
+refused_saying 'ctl.json:1:2: name: .* holds the control character 0x1B at byte 1' \
     $P eval llama3-8b --cluster "$tmp/ctl.json" --strategy "tp=8" --global-batch 64 --seq-len 2048
 sed 's/"name": "conv1"/"name": "conv\\u00071"/' tests/data/graph/small_cnn.json >"$tmp/ctl_graph.json"
-refused 'layers\[1\].name: .* holds the control character 0x07 at byte 4' \
+refused_saying 'layers\[1\].name: .* holds the control character 0x07 at byte 4' \
     $P scale "$tmp/ctl_graph.json" --cluster dgx-1-v100 --max-gpus 8 --stat-eff tests/data/statef/small_cnn.csv
 # layer graphs: a 1,000-layer residual network is placed in seconds (the
 # coarsening was O(n^3) with three n x n matrices: over two minutes), and a
@@ -129,6 +116,6 @@ rc=$?
 [ $rc -eq 124 ] && bad "scale on a 1,000-layer graph did not answer within 60 s"
 [ $rc -eq 0 ] || bad "scale on a 1,000-layer graph: exit $rc ($(cat "$tmp/e"))"
 grep -q "hybrid gain at scale" "$tmp/o" || bad "scale on a 1,000-layer graph: no table"
-refused "layers: has 100001 layers; a graph file holds at most 100000" \
+refused_saying "layers: has 100001 layers; a graph file holds at most 100000" \
     $P scale "$tmp/g100001.json" --cluster dgx-1-v100 --max-gpus 8 --stat-eff tests/data/statef/small_cnn.csv
 exit $fail

@@ -3,13 +3,7 @@
 # shipped three MLPerf rows (ResNet-50, GNMT, Transformer-big on DGX-1) are
 # predicted, time to train and epochs each; on the full file (data/validation) every
 # MLPerf V100 row of the three workloads is predicted.
-cd "$(dirname "$0")/../.." || exit 1
-BUILD=${BUILD:-build}
-P=$BUILD/partita
-fail=0
-bad() { echo "ttt.sh: $*"; fail=1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 $P validate tests/data/ttt_small.csv --json >"$tmp/s" 2>"$tmp/err" || bad "validate ttt_small failed: $(cat "$tmp/err")"
 python3 - "$tmp/s" <<'PY' || bad "ttt_small: not 3 time-to-train and 3 epochs rows"
