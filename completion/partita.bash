@@ -84,7 +84,7 @@ _partita()
         _partita_files "$cur" '*.json'
         return ;;
     --dtype) COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); return ;;
-    --engine) COMPREPLY=($(compgen -W "megatron deepspeed fsdp torchtitan" -- "$cur")); return ;;
+    --engine) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan fsdp any" -- "$cur")); return ;;
     --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan" -- "$cur")); return ;;
     --objective) COMPREPLY=($(compgen -W "step time-to-train" -- "$cur")); return ;;
     --trace) _partita_files "$cur" '*.json'; return ;;

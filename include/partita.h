@@ -239,9 +239,14 @@ const char *pt_schedule_name(pt_schedule s);
 const char *pt_offload_name(pt_offload o);
 
 /* The training engine that runs the strategy, where engines differ in cost:
- * Megatron-LM (default), DeepSpeed, PyTorch FSDP / torchtitan.  Today it
- * changes how ZeRO-3 collectives are priced (see src/cost/cost.c). */
-typedef enum pt_engine { PT_ENGINE_MEGATRON = 0, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP } pt_engine;
+ * Megatron-LM (default), DeepSpeed, PyTorch FSDP / torchtitan.  It changes
+ * how ZeRO-3 collectives are priced (see src/cost/cost.c) and, in a search,
+ * what the engine's release can run (src/plan/engine_space.c).
+ * PT_ENGINE_ANY is for a search only: every engine's space, each plan priced
+ * as the engine it is attributed to; pricing one strategy needs a real one. */
+typedef enum pt_engine {
+    PT_ENGINE_MEGATRON = 0, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP, PT_ENGINE_ANY
+} pt_engine;
 const char *pt_engine_name(pt_engine e);
 
 /* What a strategy is applied to: one training job. */

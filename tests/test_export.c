@@ -508,6 +508,231 @@ static void test_deterministic(void **state)
     }
 }
 
+/* ---- the plan ranked first is the plan exported (src/plan/engine_space.c) ---------- */
+
+/* pt_emit_export_priced: the export after a "# " comment with the prediction
+ * (Megatron, torchtitan); DeepSpeed's JSON unchanged and the note for stderr. */
+static void test_priced_header(void **state)
+{
+    static const pt_export_fmt fmts[] = {PT_EXPORT_MEGATRON, PT_EXPORT_DEEPSPEED, PT_EXPORT_TORCHTITAN};
+    static const char *const strats[] = {"tp=2 pp=2 mbs=1 zero=1", "tp=1 pp=1 mbs=1 zero=3",
+                                         "tp=2 pp=2 mbs=1 zero=3"};
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        setup s = make("llama3-8b", "dgx-h100", 64, strats[i], 512, 8192, PT_BF16);
+        pt_cost k;
+        pt_diag d;
+        char *plain = export_ok(fmts[i], &s), *out = NULL, note[1024], want[1024], desc[256];
+        memset(&d, 0, sizeof d);
+        assert_int_equal(pt_cost_eval(&s.m, &s.c, &s.j, &s.st, &k), PT_OK);
+        assert_int_equal(pt_emit_export_priced(fmts[i], &s.m, &s.c, &s.j, &s.st, &k, &out, note, sizeof note, &d),
+                         PT_OK);
+        pt_strategy_format(&s.st, desc, sizeof desc);
+        snprintf(want, sizeof want, "partita: predicted step %.3f s (analytic model), peak memory %.1f of "
+                 "%.1f GiB per device, for %s", k.step_time_s, (double)k.mem.total / PT_GiB,
+                 (double)k.device_memory_bytes / PT_GiB, desc);
+        assert_string_equal(note, want);
+        assert_true(k.step_time_s > 0 && k.mem.total > 0);
+        if (fmts[i] == PT_EXPORT_DEEPSPEED) {
+            json_error_t e;
+            json_t *j = json_loads(out, 0, &e);
+            assert_string_equal(out, plain); /* the JSON as before: no comment key */
+            assert_non_null(j);
+            json_decref(j);
+        } else {
+            size_t nl = strlen(note);
+            assert_memory_equal(out, "# ", 2);
+            assert_memory_equal(out + 2, note, nl);
+            assert_int_equal(out[2 + nl], '\n');
+            assert_string_equal(out + 3 + nl, plain);
+        }
+        free(plain);
+        free(out);
+    }
+}
+
+/* Single rules of each engine's space (engine_space.c's sources). */
+static void test_engine_admits(void **state)
+{
+    static const struct {
+        pt_engine e;
+        const char *model, *strategy;
+        int admits;
+    } cases[] = {
+        {PT_ENGINE_MEGATRON, "llama3-8b", "tp=1 pp=4 vpp=2 mbs=1 schedule=interleaved zero=1", 1},
+        {PT_ENGINE_MEGATRON, "llama3-8b", "tp=1 pp=4 vpp=2 mbs=1 schedule=zb-v zero=1", 0},
+        {PT_ENGINE_MEGATRON, "llama3-8b", "tp=1 pp=4 mbs=1 schedule=zb-h1 zero=1", 0},
+        {PT_ENGINE_MEGATRON, "llama3-8b", "tp=1 pp=4 mbs=1 schedule=dualpipe zero=1", 0},
+        {PT_ENGINE_MEGATRON, "llama3-8b", "tp=1 pp=1 mbs=1 zero=2", 0},
+        {PT_ENGINE_MEGATRON, "llama3-8b", "tp=1 pp=1 mbs=1 zero=1 offload=optimizer", 1},
+        {PT_ENGINE_MEGATRON, "llama3-8b", "tp=2 pp=4 mbs=1 zero=1 pp_first=6 pp_last=10", 1},
+        {PT_ENGINE_DEEPSPEED, "llama3-8b", "tp=1 pp=2 mbs=1 zero=1 schedule=1f1b", 1},
+        {PT_ENGINE_DEEPSPEED, "llama3-8b", "tp=1 pp=2 mbs=1 zero=2 schedule=1f1b", 0},
+        {PT_ENGINE_DEEPSPEED, "llama3-8b", "tp=2 pp=1 mbs=1 zero=3 sp=0", 0},
+        {PT_ENGINE_DEEPSPEED, "llama3-8b", "tp=1 pp=1 mbs=1 zero=3 offload=params", 1},
+        {PT_ENGINE_DEEPSPEED, "llama3-8b", "tp=1 pp=1 cp=2 mbs=1 zero=1", 0},
+        {PT_ENGINE_DEEPSPEED, "llama3-8b", "tp=1 pp=1 mbs=1 zero=1 recompute=selective", 0},
+        {PT_ENGINE_DEEPSPEED, "mixtral-8x7b", "tp=1 pp=1 ep=8 etp=1 mbs=1 zero=1", 0},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=1 pp=1 mbs=1 zero=3 offload=params", 1},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=1 pp=1 mbs=1 zero=3 offload=optimizer", 0},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=1 pp=1 mbs=1 zero=1", 0},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=2 pp=1 mbs=1 zero=3 sp=0", 0},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=1 pp=4 vpp=2 mbs=1 zero=3 schedule=zb-v", 1},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=1 pp=4 mbs=1 zero=3 schedule=dualpipe", 1},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=1 pp=4 mbs=1 zero=3 schedule=zb-h1", 0},
+        {PT_ENGINE_FSDP, "llama3-8b", "tp=2 pp=4 mbs=1 zero=3 pp_first=6 pp_last=10", 0},
+        {PT_ENGINE_FSDP, "llama3-70b", "tp=1 pp=16 vpp=1 mbs=1 zero=3 schedule=dualpipe", 0}, /* 80 % 32 */
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setup s = make(cases[i].model, "dgx-h100", 64, cases[i].strategy, 512, 4096, PT_BF16);
+        if (pt_engine_admits(cases[i].e, &s.m, &s.j, &s.st) != cases[i].admits)
+            fail_msg("%s %s %s: want admits=%d", pt_engine_label(cases[i].e), cases[i].model,
+                     cases[i].strategy, cases[i].admits);
+    }
+}
+
+/* Each engine's search: every plan it returns is one its exporter writes,
+ * for dense and MoE models, so the plan ranked first is always exportable. */
+static void test_engine_plans_export(void **state)
+{
+    static const struct {
+        const char *model;
+        int64_t gpus, gbs, seq;
+        pt_engine e;
+    } cases[] = {
+        {"llama3-8b", 64, 512, 8192, PT_ENGINE_MEGATRON},
+        {"llama3-8b", 64, 512, 8192, PT_ENGINE_DEEPSPEED},
+        {"llama3-8b", 64, 512, 8192, PT_ENGINE_FSDP},
+        {"llama3-70b", 64, 128, 8192, PT_ENGINE_MEGATRON},
+        {"llama3-70b", 64, 128, 8192, PT_ENGINE_DEEPSPEED},
+        {"llama3-70b", 64, 128, 8192, PT_ENGINE_FSDP},
+        {"mixtral-8x7b", 64, 256, 4096, PT_ENGINE_MEGATRON},
+        {"deepseek-v3", 512, 1024, 4096, PT_ENGINE_FSDP},
+        {"gpt3-175b", 128, 256, 2048, PT_ENGINE_MEGATRON},
+        {"gpt3-175b", 128, 256, 2048, PT_ENGINE_DEEPSPEED},
+    };
+    static const pt_export_fmt fmt[] = {PT_EXPORT_MEGATRON, PT_EXPORT_DEEPSPEED, PT_EXPORT_TORCHTITAN};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt_model m = th_model(cases[i].model);
+        pt_cluster c = th_cluster("dgx-h100", cases[i].gpus);
+        pt_job j = th_job(cases[i].seq, cases[i].gbs, 1);
+        pt_search_opts o = th_search_opts(200, 2, cases[i].gbs);
+        pt_search_result r;
+        pt_diag d;
+        memset(&d, 0, sizeof d);
+        j.engine = cases[i].e;
+        if (pt_search_engine(&m, &c, &j, &o, &r, &d) != PT_OK) fail_msg("%s: %s", cases[i].model, d.msg);
+        if (r.n < 10) fail_msg("%s on %s: %d plans", cases[i].model, pt_engine_label(cases[i].e), r.n);
+        for (int k = 0; k < r.n; k++) {
+            char *out = NULL, sbuf[256];
+            pt_cost again;
+            pt_strategy_format(&r.plans[k].st, sbuf, sizeof sbuf);
+            if (pt_emit_export(fmt[cases[i].e], &m, &c, &j, &r.plans[k].st, &out, &d) != PT_OK)
+                fail_msg("%s plan %d (%s) not exported to %s: %s", cases[i].model, k + 1, sbuf,
+                         pt_engine_label(cases[i].e), d.msg);
+            free(out);
+            /* priced as that engine prices it */
+            assert_int_equal(pt_cost_eval(&m, &c, &j, &r.plans[k].st, &again), PT_OK);
+            th_near_rel(r.plans[k].cost.step_time_s, again.step_time_s, 1e-12, "step time as the engine");
+            assert_int_equal(pt_engine_of(&m, &j, &r.plans[k].st), cases[i].e);
+        }
+        pt_search_free(&r);
+    }
+}
+
+/* --engine any: the union of the engines' spaces, each plan attributed to the
+ * first of megatron, torchtitan, deepspeed that runs it and priced as it; the
+ * best is no slower than any one engine's best, and the order is the
+ * search's (score, then keys). */
+static void test_engine_any(void **state)
+{
+    static const pt_engine one[] = {PT_ENGINE_MEGATRON, PT_ENGINE_FSDP, PT_ENGINE_DEEPSPEED};
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(8192, 512, 1);
+    pt_search_opts o = th_search_opts(300, 2, 512);
+    pt_search_result r, e;
+    pt_diag d;
+    int64_t evaluated = 0;
+    int seen[3] = {0, 0, 0};
+    (void)state;
+    memset(&d, 0, sizeof d);
+    j.engine = PT_ENGINE_ANY;
+    assert_int_equal(pt_search_engine(&m, &c, &j, &o, &r, &d), PT_OK);
+    assert_int_equal(r.n, 300);
+    for (int k = 0; k < r.n; k++) {
+        pt_engine g = pt_engine_of(&m, &j, &r.plans[k].st);
+        pt_job jg = j;
+        pt_cost again;
+        assert_true(g != PT_ENGINE_ANY);
+        seen[g]++;
+        assert_true(pt_engine_admits(g, &m, &j, &r.plans[k].st));
+        for (int i = 0; one[i] != g; i++) assert_false(pt_engine_admits(one[i], &m, &j, &r.plans[k].st));
+        jg.engine = g;
+        assert_int_equal(pt_cost_eval(&m, &c, &jg, &r.plans[k].st, &again), PT_OK);
+        th_near_rel(r.plans[k].cost.step_time_s, again.step_time_s, 1e-12, "step time as its engine");
+        if (k > 0) assert_true(r.plans[k - 1].score >= r.plans[k].score);
+    }
+    assert_true(seen[PT_ENGINE_MEGATRON] > 0 && seen[PT_ENGINE_FSDP] > 0 && seen[PT_ENGINE_DEEPSPEED] > 0);
+    for (int i = 0; i < 3; i++) {
+        pt_job ji = j;
+        pt_search_opts oi = th_search_opts(1, 2, 512);
+        ji.engine = one[i];
+        assert_int_equal(pt_search_engine(&m, &c, &ji, &oi, &e, &d), PT_OK);
+        assert_true(e.n == 1 && r.plans[0].score >= e.plans[0].score);
+        pt_search_free(&e);
+    }
+    /* every candidate is counted once: the engines' spaces split the union */
+    for (int i = 0; i < 3; i++) {
+        pt_job ji = j;
+        pt_search_opts oi = th_search_opts(1, 2, 512);
+        ji.engine = one[i];
+        assert_int_equal(pt_search_engine(&m, &c, &ji, &oi, &e, &d), PT_OK);
+        evaluated += e.evaluated;
+        pt_search_free(&e);
+    }
+    assert_true(r.evaluated < evaluated); /* the engines' spaces overlap (e.g. zero=0, 1f1b) */
+    assert_true(r.evaluated > 0 && r.fitting <= r.evaluated);
+    pt_search_free(&r);
+}
+
+/* What an engine cannot run at all, or a --fix outside its space: refused. */
+static void test_engine_refusals(void **state)
+{
+    pt_model moe = th_model("mixtral-8x7b"), m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(4096, 256, 1);
+    pt_search_opts o = th_search_opts(5, 1, 256);
+    pt_search_result r;
+    pt_diag d;
+    (void)state;
+    memset(&d, 0, sizeof d);
+    j.engine = PT_ENGINE_DEEPSPEED;
+    assert_int_equal(pt_search_engine(&moe, &c, &j, &o, &r, &d), PT_EINPUT);
+    assert_non_null(strstr(d.msg, "expert"));
+    j.engine = PT_ENGINE_FSDP;
+    j.dtype = PT_FP16;
+    assert_int_equal(pt_search_engine(&m, &c, &j, &o, &r, &d), PT_EINPUT);
+    assert_string_equal(d.field, "dtype");
+    j.dtype = PT_BF16;
+    j.engine = PT_ENGINE_MEGATRON;
+    assert_int_equal(pt_space_parse("zero=2,3", "--space", &o.space, &d), PT_OK);
+    assert_int_equal(pt_search_engine(&m, &c, &j, &o, &r, &d), PT_EINPUT);
+    assert_string_equal(d.field, "zero");
+    assert_non_null(strstr(d.msg, "megatron cannot run zero=2"));
+    /* a list the engine takes part of is narrowed, not refused */
+    pt_space_init(&o.space);
+    assert_int_equal(pt_space_parse("zero=1,3", "--space", &o.space, &d), PT_OK);
+    assert_int_equal(pt_search_engine(&m, &c, &j, &o, &r, &d), PT_OK);
+    assert_true(r.n > 0);
+    for (int k = 0; k < r.n; k++) assert_int_equal(r.plans[k].st.zero, 1);
+    pt_search_free(&r);
+    assert_string_equal(pt_engine_label(PT_ENGINE_FSDP), "torchtitan");
+    assert_string_equal(pt_engine_label(PT_ENGINE_ANY), "any");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +756,11 @@ int main(void)
         cmocka_unit_test(test_unchecked_strategy),
         cmocka_unit_test(test_parse_fmt),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_priced_header),
+        cmocka_unit_test(test_engine_admits),
+        cmocka_unit_test(test_engine_plans_export),
+        cmocka_unit_test(test_engine_any),
+        cmocka_unit_test(test_engine_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

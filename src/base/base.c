@@ -709,6 +709,7 @@ const char *pt_engine_name(pt_engine e)
     case PT_ENGINE_MEGATRON: return "megatron";
     case PT_ENGINE_DEEPSPEED: return "deepspeed";
     case PT_ENGINE_FSDP: return "fsdp";
+    case PT_ENGINE_ANY: return "any";
     }
     return "?";
 }

@@ -34,7 +34,7 @@ typedef struct cli_opt {
     {"gpus", "N", "devices, whole nodes, 1..16777216 (default: the cluster's size)"},             \
     {"seq-len", "S", "tokens per sequence, 1..16777216 (default: the model's, at most 4096)"},    \
     {"dtype", "T", "bf16, fp16 or fp8 (default bf16)"},                                            \
-    {"engine", "E", "megatron, deepspeed, fsdp or torchtitan: how the engine runs it (default megatron)"}, \
+    {"engine", "E", "megatron, deepspeed or torchtitan (alias fsdp): how the engine runs it (default megatron); plan: what it runs, or any"}, \
     {"no-flash-attention", NULL, "price unfused attention instead of flash attention"},           \
     {"moe-imbalance", "X", "MoE: busiest device's routed tokens over the even share, 1..1000 (default 1.25)"}, \
     {"moe-capacity", "F", "MoE: expert capacity factor, 0.01..1000 (default dropless)"}

@@ -49,15 +49,16 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
                         const pt_search_result *r, int threads)
 {
     char mn[300], cn[300], dn[300];
+    int any = job->engine == PT_ENGINE_ANY;
     printf("plan       %s on %s: %lld x %s, seq %lld, %s, %s\n", pt_str_escape(m->name, mn, sizeof mn),
            pt_str_escape(c->name, cn, sizeof cn), (long long)c->devices,
            pt_str_escape(c->dev.name, dn, sizeof dn), (long long)job->seq_len, pt_dtype_name(job->dtype),
-           pt_engine_name(job->engine));
+           any ? "any engine (each plan priced as the engine named)" : pt_engine_label(job->engine));
     printf("searched   %lld strategies: %lld fit, %lld ruled out by memory before pricing "
            "(%d thread%s)\n\n", (long long)r->evaluated, (long long)r->fitting, (long long)r->pruned,
            threads, threads == 1 ? "" : "s");
-    printf("%2s  %-72s %9s %10s %7s %6s %8s  %s\n", "#", "strategy", "step s", "tokens/s", "TFLOP/s",
-           "MFU", "mem GiB", "where the time goes");
+    printf("%2s  %-72s %9s %10s %7s %6s %8s  %s%s\n", "#", "strategy", "step s", "tokens/s", "TFLOP/s",
+           "MFU", "mem GiB", any ? "engine      " : "", "where the time goes");
     for (int i = 0; i < r->n; i++) {
         const pt_plan *p = &r->plans[i];
         char s[256], parts[160] = "";
@@ -82,9 +83,11 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
                                          used ? ", " : "", time_part_name(k),
                                          100.0 * v / p->cost.step_time_s);
         }
-        printf("%2d  %-72s %9.3f %10.0f %7.1f %5.1f%% %8.1f  %s\n", i + 1, s, p->cost.step_time_s,
+        printf("%2d  %-72s %9.3f %10.0f %7.1f %5.1f%% %8.1f  ", i + 1, s, p->cost.step_time_s,
                p->cost.tokens_per_s, p->cost.model_tflops_per_gpu, 100.0 * p->cost.mfu,
-               gib(p->cost.mem.total), parts);
+               gib(p->cost.mem.total));
+        if (any) printf("%-12s", pt_engine_label(pt_engine_of(m, job, &p->st)));
+        printf("%s\n", parts);
     }
 }
 
@@ -153,7 +156,8 @@ static const cli_opt opts[] = {
     {"json", NULL, "print JSON (the plans best first) instead of the table"},
     {"explain", NULL, "say why the best plan wins, key by key"},
     {"verify", NULL, "replay each plan's step in the step simulator and print both"},
-    {"export", "FMT", "print the best plan as megatron, deepspeed or torchtitan launch configuration"},
+    {"export", "FMT", "print the best plan as megatron, deepspeed or torchtitan launch configuration, its "
+                      "predicted step time and memory in a comment (deepspeed: on stderr); implies --engine FMT"},
     {"out", "FILE", "write --export's configuration to FILE instead of stdout"},
     {"trace", "FILE.json", "write the best plan's simulated step as a Chrome trace"},
     {"svg", "FILE.svg", "write the best plan's simulated step as an SVG timeline"},
@@ -162,6 +166,8 @@ static const cli_opt opts[] = {
 const cli_cmd cli_cmd_plan = {
     "plan", "MODEL [OPTION]...", "search every parallel strategy and print the best plans",
     "MODEL is a built-in name (`partita models`) or a Hugging Face config.json.\n"
+    "--engine E (default megatron) searches only what E's current release runs and prices it as E\n"
+    "runs it; --engine any searches every engine and names each plan's.\n"
     "Exit status 1 when no strategy fits (the nearest miss is printed).\n", 1, opts, cmd_plan};
 
 /* Nothing fits: the nearest miss and what single change would make it fit. */
@@ -171,8 +177,9 @@ static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job, co
     const pt_plan *p = &r->miss;
     pt_nearmiss nm;
     if (!r->have_miss) {
-        fprintf(stderr, "partita: no valid strategy for %s on %lld devices\n", pt_str_escape(m->name, mn, sizeof mn),
-                (long long)c->devices);
+        fprintf(stderr, "partita: no valid strategy for %s on %lld devices that %s runs\n",
+                pt_str_escape(m->name, mn, sizeof mn), (long long)c->devices,
+                job->engine == PT_ENGINE_ANY ? "any engine" : pt_engine_label(job->engine));
         return;
     }
     pt_strategy_format(&p->st, s, sizeof s);
@@ -181,7 +188,12 @@ static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job, co
             "other %.1f)\n", c->dev.memory_GiB, s, gib(p->cost.mem.total), gib(p->cost.mem.weights),
             gib(p->cost.mem.gradients), gib(p->cost.mem.optimizer), gib(p->cost.mem.activations),
             gib(p->cost.mem.other));
-    pt_nearmiss_explain(m, c, job, p, &nm);
+    {
+        pt_job pj = *job; /* priced as the engine of the miss's search */
+        pj.engine = pt_engine_of(m, job, &p->st);
+        if (pj.engine == PT_ENGINE_ANY) pj.engine = PT_ENGINE_MEGATRON;
+        pt_nearmiss_explain(m, c, &pj, p, &nm);
+    }
     for (int i = 0; i < nm.ntries; i++)
         fprintf(stderr, "  with %-22s %6.1f GiB%s\n", nm.tries[i].change, gib(nm.tries[i].cost.mem.total),
                 nm.tries[i].cost.fits ? "  (fits, outside the space searched)" : "");
@@ -256,18 +268,47 @@ static int fix_keys(const char *fix, const pt_model *m, pt_space *sp)
     return 0;
 }
 
-/* --export FMT: search only what the engine can run (unless the user
- * narrowed it already), and price it as that engine runs it. */
-static int export_space(const char *export_fmt, cli_job *o, pt_search_opts *so)
+/* --engine any (plan only; cli_job_options takes the rest): cleared from a
+ * before cli_job_options reads it.  Returns 1 when it was given. */
+static int engine_any(cli_args *a)
+{
+    int i = 0;
+    for (const cli_opt *op = a->cmd->opts; op->name; op++, i++)
+        if (!strcmp(op->name, "engine") && a->val[i] && !strcmp(a->val[i], "any")) {
+            a->val[i] = NULL;
+            return 1;
+        }
+    return 0;
+}
+
+/* --export FMT implies --engine FMT; a different --engine is refused. */
+static int export_engine(const char *export_fmt, cli_job *o)
 {
     static const pt_engine engine[] = {PT_ENGINE_MEGATRON, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP};
     pt_export_fmt fmt;
-    pt_diag d;
-    pt_status s;
     if (!pt_export_parse_fmt(export_fmt, &fmt))
         return cli_usage("--export: \"%s\" is not megatron, deepspeed or torchtitan", export_fmt);
-    if ((s = pt_search_restrict_engine(so, engine[fmt], &d)) != PT_OK) return cli_fail(s, &d);
-    if (!o->engine_set) o->job.engine = engine[fmt];
+    if (o->engine_set && o->job.engine != engine[fmt])
+        return cli_usage("--export %s writes the plan %s runs, but --engine is %s: give the same engine "
+                         "(or leave --engine out: --export implies it)", export_fmt,
+                         pt_engine_label(engine[fmt]), pt_engine_label(o->job.engine));
+    o->job.engine = engine[fmt];
+    return 0;
+}
+
+/* The export of the plan ranked first, its predicted step time and memory
+ * in a comment (on stderr for DeepSpeed's JSON, which has none). */
+static int export_plan(const char *export_fmt, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                       const pt_plan *p, char **text)
+{
+    pt_export_fmt fmt;
+    pt_diag d;
+    pt_status s;
+    char note[512];
+    pt_export_parse_fmt(export_fmt, &fmt);
+    if ((s = pt_emit_export_priced(fmt, m, c, job, &p->st, &p->cost, text, note, sizeof note, &d)) != PT_OK)
+        return cli_fail(s, &d);
+    if (fmt == PT_EXPORT_DEEPSPEED) fprintf(stderr, "%s\n", note);
     return 0;
 }
 
@@ -322,13 +363,19 @@ int cmd_plan(int argc, char **argv)
     int64_t top = 5, threads = 0;
     int rc;
     char *text = NULL;
+    int any;
     if ((rc = cli_parse(&cli_cmd_plan, argc, argv, &a)) != CLI_GO) return rc;
+    any = engine_any(&a);
     if (a.npos < 1) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
     memset(&o, 0, sizeof o);
     o.model = a.pos[0];
     /* the model first, then the other arguments */
     if ((rc = cli_load_model(o.model, &m)) != 0) return rc;
     if ((rc = cli_job_options(&o, &a)) != 0) return rc;
+    if (any) {
+        o.job.engine = PT_ENGINE_ANY;
+        o.engine_set = 1;
+    }
     if (!o.cluster) o.cluster = "dgx-h100";
     gb = cli_get(&a, "global-batch");
     space = cli_get(&a, "space");
@@ -346,7 +393,7 @@ int cmd_plan(int argc, char **argv)
     if (gb && (rc = global_batch(gb, &so)) != 0) return rc;
     if (space && (s = pt_space_parse(space, "--space", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
     if (fix && (rc = fix_keys(fix, &m, &so.space)) != 0) return rc;
-    if (export_fmt && (rc = export_space(export_fmt, &o, &so)) != 0) return rc;
+    if (export_fmt && (rc = export_engine(export_fmt, &o)) != 0) return rc;
     if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
     if (!gb) {
         /* the batch is chosen: from 1/64 of the critical batch to 4 times it
@@ -369,7 +416,7 @@ int cmd_plan(int argc, char **argv)
     cli_progress_start(&prog, "plan: searching (tp, cp) pairs");
     so.progress = cli_progress_cb;
     so.progress_arg = &prog;
-    s = pt_search(&m, &c, &o.job, &so, &r, &d);
+    s = pt_search_engine(&m, &c, &o.job, &so, &r, &d);
     cli_progress_end(&prog);
     if (s != PT_OK) return cli_fail(s, &d);
     if (r.n == 0) {
@@ -380,18 +427,16 @@ int cmd_plan(int argc, char **argv)
     if (trace || svg || export_fmt) {
         /* the export first, then every file at once: a failure writes none */
         const char *out = cli_get(&a, "out");
-        if (export_fmt) {
-            pt_export_fmt fmt;
-            pt_export_parse_fmt(export_fmt, &fmt);
-            if ((s = pt_emit_export(fmt, &m, &c, &o.job, &r.plans[0].st, &text, &d)) != PT_OK) {
-                pt_search_free(&r);
-                return cli_fail(s, &d);
-            }
+        if (export_fmt && (rc = export_plan(export_fmt, &m, &c, &o.job, &r.plans[0], &text)) != 0) {
+            pt_search_free(&r);
+            return rc;
         }
         rc = 0;
         if (trace || svg) {
             pt_sim_result sim;
-            if ((s = pt_sim_run(&m, &c, &o.job, &r.plans[0].st, &sim, &d)) != PT_OK) {
+            pt_job pj = o.job;
+            pj.engine = pt_engine_of(&m, &o.job, &r.plans[0].st);
+            if ((s = pt_sim_run(&m, &c, &pj, &r.plans[0].st, &sim, &d)) != PT_OK) {
                 free(text);
                 pt_search_free(&r);
                 return cli_fail(s, &d);
@@ -416,7 +461,9 @@ int cmd_plan(int argc, char **argv)
         }
         for (int i = 0; i < r.n; i++) {
             pt_sim_result sim;
-            if (pt_sim_run(&m, &c, &o.job, &r.plans[i].st, &sim, &d) != PT_OK) continue;
+            pt_job pj = o.job; /* each plan as its engine runs it */
+            pj.engine = pt_engine_of(&m, &o.job, &r.plans[i].st);
+            if (pt_sim_run(&m, &c, &pj, &r.plans[i].st, &sim, &d) != PT_OK) continue;
             ver[i].ok = 1;
             ver[i].step_time_s = sim.step_time_s;
             ver[i].peak_bytes = sim.peak_bytes;

@@ -60,7 +60,9 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
     json_object_set_new(j, "devices", json_integer(c->devices));
     json_object_set_new(j, "seq_len", json_integer(job->seq_len));
     json_object_set_new(j, "dtype", json_string(pt_dtype_name(job->dtype)));
-    json_object_set_new(j, "engine", json_string(pt_engine_name(job->engine)));
+    /* what the search was bounded to (src/plan/engine_space.c): megatron,
+     * deepspeed, torchtitan or any; each plan names its own */
+    json_object_set_new(j, "engine", json_string(pt_engine_label(job->engine)));
     json_object_set_new(j, "candidates_evaluated", json_integer(r->evaluated));
     json_object_set_new(j, "candidates_priced", json_integer(r->priced));
     json_object_set_new(j, "candidates_pruned_by_memory", json_integer(r->pruned));
@@ -74,6 +76,7 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
     for (int i = 0; i < r->n; i++) {
         const pt_plan *p = &r->plans[i];
         json_t *pj = pt_emit_plan_json(&p->st, &p->cost);
+        json_object_set_new(pj, "engine", json_string(pt_engine_label(pt_engine_of(m, job, &p->st))));
         if (ttt) {
             pt_goal_lm lm = {min_tokens, bcrit};
             pt_goal_ttt t;

@@ -114,6 +114,7 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
     if (!pt_space_allows(sp, PT_D_ZERO, st->zero) || !pt_space_allows(sp, PT_D_OFFLOAD, st->offload) ||
         !pt_space_allows(sp, PT_D_SCHEDULE, st->schedule))
         return;
+    if (w->o->admit && !w->o->admit(st, w->o->admit_arg)) return;
     w->evaluated++;
     p.st = *st;
     if (w->o->prune) {

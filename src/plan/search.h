@@ -55,6 +55,12 @@ typedef struct pt_search_opts {
      * several threads, one call at a time under the search's lock. */
     void (*on_fit)(const pt_plan *p, void *arg);
     void *on_fit_arg;
+    /* Keys across dimensions that o->space cannot say (NULL: all): a
+     * candidate for which admit(st, admit_arg) is 0 is skipped before it is
+     * counted or priced; called from every search thread at once.  The
+     * engines' rules (engine_space.c, pt_search_engine) come in here. */
+    int (*admit)(const pt_strategy *st, const void *arg);
+    const void *admit_arg;
 } pt_search_opts;
 
 typedef struct pt_search_result {
@@ -74,8 +80,30 @@ typedef struct pt_search_result {
 } pt_search_result;
 
 /* Narrows the dimensions o->space leaves open to what engine e's current
- * release can run (engine_space.c). */
+ * release can run (engine_space.c); the rules across keys are
+ * pt_engine_admits'. */
 pt_status pt_search_restrict_engine(pt_search_opts *o, pt_engine e, pt_diag *d);
+
+/* 1 if engine e (not PT_ENGINE_ANY) runs st for m and job: its space and
+ * its rules across keys (engine_space.c says which and where from). */
+int pt_engine_admits(pt_engine e, const pt_model *m, const pt_job *job, const pt_strategy *st);
+/* The engine a plan is attributed to: job->engine, or under PT_ENGINE_ANY
+ * the first of megatron, torchtitan and deepspeed that admits st
+ * (PT_ENGINE_ANY when none does). */
+pt_engine pt_engine_of(const pt_model *m, const pt_job *job, const pt_strategy *st);
+/* "megatron", "deepspeed", "torchtitan" (PT_ENGINE_FSDP) or "any": the
+ * names plan prints, which are also --engine's and --export's. */
+const char *pt_engine_label(pt_engine e);
+/* pt_search bounded to what job->engine's current release runs, priced as
+ * that engine runs it (o's space narrowed, its rules as o->admit, which
+ * must be NULL); under PT_ENGINE_ANY every engine's space is searched, each
+ * plan priced as pt_engine_of's engine, and the results merged in the
+ * search's order (plans, the nearest miss and --explain's alternatives as
+ * if one search had run).  A job the engine cannot run at all (DeepSpeed
+ * and experts or fp8, torchtitan and fp16/fp8) or a --fix/--space value
+ * outside the engine's space is refused (PT_EINPUT, naming the key). */
+pt_status pt_search_engine(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                           const pt_search_opts *o, pt_search_result *r, pt_diag *d);
 
 pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                     const pt_search_opts *o, pt_search_result *r, pt_diag *d);

@@ -15,10 +15,12 @@ no_leftovers() {
 
 # an export the engine cannot express fails before anything is written
 printf 'old content\n' >"$tmp/existing.txt"
-$P plan $job --export torchtitan --fix zero=1 --out "$tmp/existing.txt" >"$tmp/out" 2>"$tmp/err"
+# (after the search: torchtitan has no llama2 flavor)
+$P plan llama2-7b --cluster dgx-h100 --gpus 16 --global-batch 64 --seq-len 2048 --export torchtitan \
+    --out "$tmp/existing.txt" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] || bad "failed export: exit $rc, want 2"
-grep -q "torchtitan cannot express zero=1" "$tmp/err" || bad "failed export: $(cat "$tmp/err")"
+grep -q "torchtitan has no registered model for llama2-7b" "$tmp/err" || bad "failed export: $(cat "$tmp/err")"
 [ "$(cat "$tmp/existing.txt")" = "old content" ] || bad "failed export changed existing.txt"
 no_leftovers "failed export"
 
@@ -107,7 +109,8 @@ grep -q -- "--tensor-model-parallel-size 2" "$tmp/real.sh" || bad "--out a link:
 # a command with several outputs writes all or none: plan --trace with an
 # export that fails, and --trace with an --svg that cannot be written
 printf 'old trace\n' >"$tmp/keep.json"
-$P plan $job --export torchtitan --fix zero=1 --out "$tmp/x.sh" --trace "$tmp/keep.json" >"$tmp/out" 2>"$tmp/err"
+$P plan llama2-7b --cluster dgx-h100 --gpus 16 --global-batch 64 --seq-len 2048 --export torchtitan \
+    --out "$tmp/x.sh" --trace "$tmp/keep.json" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] || bad "plan --trace with a failing export: want exit 2"
 [ "$(cat "$tmp/keep.json")" = "old trace" ] || bad "plan --trace with a failing export replaced the trace"
 $P eval $job --strategy "tp=2 pp=2" --trace "$tmp/keep.json" --svg "$tmp/none/t.svg" >"$tmp/out" 2>"$tmp/err"

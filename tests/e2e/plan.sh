@@ -28,7 +28,8 @@ grep -q "why #1 wins" "$tmp/h" || bad "--explain printed no explanation"
 grep -q "^ 1  tp=" "$tmp/h" || bad "the table has no plan 1"
 
 # --space and --fix narrow the search
-$P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --json \
+# (zero=3 is not Megatron's: --engine any searches every engine)
+$P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --json --engine any \
     --space "tp=2 pp=1,2" --fix "zero=3" >"$tmp/s" 2>"$tmp/err" || bad "plan --space failed: $(cat "$tmp/err")"
 grep -q '"tp": 2' "$tmp/s" || bad "--space tp=2 not kept"
 grep '"zero"' "$tmp/s" | grep -qv '"zero": 3' && bad "--fix zero=3 not kept"
@@ -55,6 +56,112 @@ $P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192
     --fix "zero=1" --export torchtitan >"$tmp/tt" 2>"$tmp/err"
 [ $? -eq 2 ] || bad "torchtitan zero=1 should be refused with status 2"
 grep -q "zero" "$tmp/err" || bad "torchtitan refusal does not name zero: $(cat "$tmp/err")"
+
+# --engine E (default megatron) bounds the search to what E's release runs,
+# and the plan ranked first is the one --export writes, with its predicted
+# step time and memory: for the six problems of issue 14, plan --json --top 1
+# and --export megatron agree on tp, pp, cp, mbs and vpp, the schedule is
+# one Megatron-LM runs, and the export's comment states the plan's numbers
+for q in "gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048" \
+         "llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --seq-len 8192" \
+         "nemotron4-340b --cluster dgx-h100 --gpus 2048 --global-batch 512 --seq-len 4096" \
+         "llama3-8b --cluster dgx-h100 --gpus 8 --global-batch 128 --seq-len 8192" \
+         "mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --seq-len 4096" \
+         "gpt-1t --cluster dgx-a100-80g --gpus 3072 --global-batch 3072 --seq-len 2048"; do
+    $P plan $q --json --top 1 >"$tmp/e.json" 2>"$tmp/err" || bad "plan $q: $(cat "$tmp/err")"
+    $P plan $q --export megatron >"$tmp/e.sh" 2>"$tmp/err" || bad "plan $q --export megatron: $(cat "$tmp/err")"
+    python3 - "$tmp/e.json" "$tmp/e.sh" <<'PY' || bad "plan $q: the table's #1 and the megatron export differ"
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+p = j["plans"][0]
+st = p["strategy"]
+assert j["engine"] == "megatron" and p["engine"] == "megatron", (j["engine"], p["engine"])
+assert st["schedule"] in ("1f1b", "interleaved"), st["schedule"]
+def flag(name, default=None):
+    m = re.search(r"--%s (\d+)" % name, text)
+    return int(m.group(1)) if m else default
+layers = flag("num-layers")
+pp = flag("pipeline-model-parallel-size", 1)
+per_v = flag("num-layers-per-virtual-pipeline-stage")
+got = {"tp": flag("tensor-model-parallel-size", 1), "pp": pp, "cp": flag("context-parallel-size", 1),
+       "mbs": flag("micro-batch-size"), "vpp": layers // pp // per_v if per_v else 1}
+want = {k: st[k] for k in got}
+assert got == want, (got, want)
+assert (st["schedule"] == "interleaved") == (got["vpp"] > 1), st["schedule"]
+first = text.splitlines()[0]
+m = re.match(r"# partita: predicted step ([0-9.]+) s \(analytic model\), peak memory ([0-9.]+) of ([0-9.]+) GiB", first)
+assert m, first
+assert abs(float(m.group(1)) - p["step_time_s"]) < 0.0011, (first, p["step_time_s"])
+assert abs(float(m.group(2)) - p["memory_GiB"]["total"]) < 0.051, (first, p["memory_GiB"])
+assert abs(float(m.group(3)) - p["device_memory_GiB"]) < 0.051, (first, p["device_memory_GiB"])
+assert first.endswith("for " + p["strategy_string"]), first
+PY
+done
+# --engine any searches every engine and names each plan's; it can only be
+# faster than Megatron alone; each plan keeps its engine's rules
+g="gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048"
+$P plan $g --json --top 20 --engine any >"$tmp/any.json" 2>"$tmp/err" || bad "--engine any: $(cat "$tmp/err")"
+$P plan $g --json --top 1 >"$tmp/meg.json" 2>"$tmp/err" || bad "plan $g: $(cat "$tmp/err")"
+python3 - "$tmp/any.json" "$tmp/meg.json" <<'PY' || bad "--engine any: plans or engines wrong"
+import json, sys
+a = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+assert a["engine"] == "any", a["engine"]
+assert len(a["plans"]) == 20
+assert a["plans"][0]["tokens_per_s"] >= m["plans"][0]["tokens_per_s"]
+seen = set()
+for p in a["plans"]:
+    st, e = p["strategy"], p["engine"]
+    seen.add(e)
+    if e == "megatron":
+        assert st["zero"] <= 1 and st["schedule"] in ("1f1b", "interleaved") and st["offload"] != "params", st
+    elif e == "torchtitan":
+        # torchtitan only where Megatron cannot: ZeRO-3, a zero-bubble schedule, parameter offload, ...
+        assert st["zero"] in (0, 3) and st["offload"] != "optimizer", st
+        assert st["zero"] == 3 or st["schedule"] not in ("1f1b", "interleaved") or st["offload"] == "params", st
+    else:
+        assert e == "deepspeed" and st["cp"] == 1 and st["vpp"] == 1, (e, st)
+assert "torchtitan" in seen, seen
+PY
+$P plan $g --engine any --top 3 >"$tmp/any.txt" 2>"$tmp/err" || bad "--engine any table: $(cat "$tmp/err")"
+grep -q "any engine" "$tmp/any.txt" || bad "--engine any: the header does not say so"
+grep -q "^ 1  tp=.*  torchtitan  compute" "$tmp/any.txt" || bad "--engine any: no engine column: $(cat "$tmp/any.txt")"
+# the old spelling fsdp is torchtitan
+$P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --engine fsdp --json --top 3 \
+    >"$tmp/f.json" 2>"$tmp/err" || bad "--engine fsdp: $(cat "$tmp/err")"
+grep -q '"engine": "torchtitan"' "$tmp/f.json" || bad "--engine fsdp is not torchtitan"
+grep '"zero"' "$tmp/f.json" | grep -qv -e '"zero": 3' -e '"zero": 0' && bad "--engine fsdp: a ZeRO-1/2 plan"
+# --export implies --engine; a different --engine is refused; so is a
+# --fix outside the engine's space, naming the key
+$P plan llama3-8b --cluster dgx-h100 --global-batch 512 --engine deepspeed --export megatron >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "engine is deepspeed" "$tmp/err" || bad "--engine deepspeed --export megatron: $(cat "$tmp/err")"
+$P plan llama3-8b --cluster dgx-h100 --global-batch 512 --engine any --export torchtitan >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "engine is any" "$tmp/err" || bad "--engine any --export torchtitan: $(cat "$tmp/err")"
+$P plan llama3-8b --cluster dgx-h100 --global-batch 512 --fix "schedule=zb-v" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "megatron cannot run schedule=zb-v" "$tmp/err" || bad "megatron --fix zb-v: $(cat "$tmp/err")"
+$P plan llama3-8b --cluster dgx-h100 --global-batch 512 --engine megatrn >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "megatrn" "$tmp/err" || bad "--engine megatrn: $(cat "$tmp/err")"
+$P plan llama3-8b --cluster dgx-h100 --global-batch 512 --engine torchtitan --dtype fp16 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "fp16" "$tmp/err" || bad "--engine torchtitan --dtype fp16: $(cat "$tmp/err")"
+# DeepSpeed's JSON carries no comment: the prediction goes to stderr; the
+# JSON is the plan the deepspeed table ranks first
+$P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --engine deepspeed --json --top 1 \
+    >"$tmp/d1.json" 2>"$tmp/err" || bad "--engine deepspeed: $(cat "$tmp/err")"
+$P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --export deepspeed \
+    >"$tmp/d.json" 2>"$tmp/err" || bad "--export deepspeed: $(cat "$tmp/err")"
+grep -q "^partita: predicted step [0-9.]* s (analytic model), peak memory" "$tmp/err" || bad "deepspeed: no prediction on stderr"
+python3 - "$tmp/d1.json" "$tmp/d.json" <<'PY' || bad "deepspeed export is not the plan ranked first"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]["strategy"]; d = json.load(open(sys.argv[2]))
+assert d["zero_optimization"]["stage"] == p["zero"], (d, p)
+assert d["train_micro_batch_size_per_gpu"] == p["mbs"] and d["train_batch_size"] == p["gbs"], (d, p)
+assert d.get("tensor_parallel", {}).get("autotp_size", 1) == p["tp"], (d, p)
+PY
+# torchtitan: a TOML comment, and TOML that parses
+$P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --export torchtitan \
+    >"$tmp/t.toml" 2>"$tmp/err" || bad "--export torchtitan: $(cat "$tmp/err")"
+head -n 1 "$tmp/t.toml" | grep -q "^# partita: predicted step" || bad "torchtitan export: no prediction comment"
+python3 -c 'import sys, tomllib; tomllib.load(open(sys.argv[1], "rb"))' "$tmp/t.toml" || bad "torchtitan export is not TOML"
 
 # mixture of experts: --fix and --space take ep and etp; the Megatron export
 # writes the expert flags; DeepSpeed refuses with the reason; a dense model
