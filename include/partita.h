@@ -347,8 +347,9 @@ typedef struct pt_plan_opts {
     const char *space;   /* allowed values, as `plan --space`: "tp=4,8 pp=1..16";
                             NULL = everything valid                                   */
     const char *fix;     /* keys held at one value, as `plan --fix`: "pp=8 mbs=1"    */
-    int engine_only;     /* 1: only what job->engine's release can run (as
-                            `plan --export` searches)                                 */
+    int engine_only;     /* 1: only what job->engine's current release can run,
+                            priced as it runs it (as `plan --engine` searches;
+                            PT_ENGINE_ANY: every engine, each plan as its own)     */
     /* Called once for every candidate that fits, after it is priced, with its
      * strategy and cost (valid during the call only).  With threads > 1 the
      * calls come from the worker threads one at a time, in no fixed order;

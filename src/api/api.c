@@ -64,7 +64,6 @@ pt_status pt_plan_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
         }
         pt_space_pin(&so.space, &f, set);
     }
-    if (o->engine_only && (s = pt_search_restrict_engine(&so, job->engine, d)) != PT_OK) return s;
     if (o->on_candidate) {
         hook.fn = o->on_candidate;
         hook.arg = o->arg;
@@ -75,7 +74,8 @@ pt_status pt_plan_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
         pt_diag_set(d, NULL, NULL, NULL, "out of memory");
         return PT_ENOMEM;
     }
-    if ((s = pt_search(m, c, job, &so, &p->r, d)) != PT_OK) {
+    s = o->engine_only ? pt_search_engine(m, c, job, &so, &p->r, d) : pt_search(m, c, job, &so, &p->r, d);
+    if (s != PT_OK) {
         free(p);
         return s;
     }
