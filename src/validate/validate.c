@@ -714,7 +714,7 @@ pt_status pt_validate_plans(const pt_vresult *r, int top_k, int threads, pt_vpla
         o.threads = threads;
         o.prune = 1;
         o.gbs_lo = o.gbs_hi = w->st_v.gbs;
-        if ((st = pt_search(&w->model_v, &w->cluster_v, &w->job_v, &o, &sr, d)) != PT_OK) return st;
+        if ((st = pt_search_engine(&w->model_v, &w->cluster_v, &w->job_v, &o, &sr, d)) != PT_OK) return st;
         p = &v[(*n)++];
         p->line = w->line;
         pt_strlcpy(p->model, w->model, sizeof p->model);
