@@ -146,6 +146,105 @@ static void test_hfu_long_context(void **state)
     assert_true(k.hfu > k.mfu);
 }
 
+/* ---- sliding-window attention ----------------------------------------------------- */
+
+/* config.json windows (transformers' config classes): Mistral slides every
+ * layer (sliding_window 4096 by default, null none); Qwen2 only with
+ * use_sliding_window, on layers i >= max_window_layers; layer_types, where
+ * given, names the sliding layers. */
+static void test_window_configs(void **state)
+{
+    const char *base = "\"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_hidden_layers\": 32,"
+                       " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32000,"
+                       " \"max_position_embeddings\": 32768";
+    static const struct { const char *type, *extra; int64_t window, layers; } cases[] = {
+        {"mistral", ", \"sliding_window\": 4096", 4096, 32},
+        {"mistral", "", 4096, 32},                          /* MistralConfig's default */
+        {"mistral", ", \"sliding_window\": null", 0, 0},    /* Mistral 7B v0.2 and later */
+        {"mixtral", ", \"sliding_window\": null, \"num_local_experts\": 8", 0, 0},
+        {"mixtral", ", \"sliding_window\": 2048, \"num_local_experts\": 8", 2048, 32},
+        {"qwen2", ", \"sliding_window\": 4096, \"use_sliding_window\": false", 0, 0},
+        {"qwen2", ", \"sliding_window\": 4096, \"use_sliding_window\": true, \"max_window_layers\": 20", 4096, 12},
+        {"qwen2", ", \"use_sliding_window\": true", 4096, 4},  /* max_window_layers 28 */
+        {"qwen3", ", \"sliding_window\": 1024, \"use_sliding_window\": true, \"max_window_layers\": 40", 0, 0},
+        {"llama", ", \"sliding_window\": 4096", 0, 0},       /* LlamaConfig has no window */
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        pt_model m;
+        pt_diag d;
+        snprintf(text, sizeof text, "{\"model_type\": \"%s\", %s%s}", cases[i].type, base, cases[i].extra);
+        if (pt_hf_parse(text, "config.json", &m, &d) != PT_OK) fail_msg("case %zu: %s", i, d.msg);
+        if (m.window != cases[i].window || m.window_layers != cases[i].layers)
+            fail_msg("case %zu (%s%s): window %lld on %lld layers, want %lld on %lld", i, cases[i].type,
+                     cases[i].extra, (long long)m.window, (long long)m.window_layers,
+                     (long long)cases[i].window, (long long)cases[i].layers);
+    }
+}
+
+/* Pricing a window by hand.  llama3-8b's shape with every layer sliding
+ * over w = 4096 at s = 32768 tokens, against the same with w = s (the causal
+ * prefix): per query 4096 - 4096^2/(2 x 32768) = 3840 keys against 16384.
+ * One layer's attention forward, b = 1, 32 heads, q.k and value widths 128:
+ * 2 x 32 x 32768 x (128 + 128) x keys = 536870912 x keys FLOPs, so the
+ * window saves 536870912 x 12544 = 6.7346e12 FLOPs; flash attention runs at
+ * attn_eff 0.5 x 32768/(32768 + 512) of the 100 TFLOP/s bf16 peak (the
+ * round device): 0.136791 s forward, 2.5 times that backward.  Model FLOPs
+ * per step (gbs 8) drop by 3 x 32 layers x 8 x 6.7346e12. */
+static void test_window_by_hand(void **state)
+{
+    pt_model w = th_model("llama3-8b"), full;
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(32768, 8, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 cp=1 mbs=1 gbs=8", &w, &c, &j);
+    double fw, bw, ffw, fbw, dF = 536870912.0 * (16384.0 - 3840.0);
+    double t = dF / (100e12 * 0.5 * 32768.0 / 33280.0);
+    (void)state;
+    c.dev.tflops_bf16 = c.dev.tflops_fp16 = 100.0;
+    c.dev.attn_eff = 0.5;
+    w.window = 4096;
+    w.window_layers = 32;
+    full = w;
+    full.window = 32768; /* w >= s: the causal prefix, through the same code */
+    pt_cost_layer_time(&w, &c, &j, &st, &fw, &bw);
+    pt_cost_layer_time(&full, &c, &j, &st, &ffw, &fbw);
+    th_near_rel(ffw - fw, t, 1e-9, "forward saved by the window");
+    th_near_rel(fbw - bw, 2.5 * t, 1e-9, "backward saved by the window");
+    th_near_rel(pt_cost_model_flops(&full, 32768, 8) - pt_cost_model_flops(&w, 32768, 8),
+                3.0 * 32 * 8 * dF, 1e-9, "model FLOPs saved");
+    /* w >= s prices exactly like the plain causal path */
+    full.window = full.window_layers = 0;
+    th_near_rel(pt_cost_model_flops(&full, 32768, 8) - pt_cost_model_flops(&w, 32768, 8),
+                3.0 * 32 * 8 * dF, 1e-9, "the same against no window at all");
+}
+
+/* Context parallelism over a sliding window: at s = 32768 on cp = 8 each
+ * rank holds 4096 queries, so a window of 4096 reaches back one chunk and
+ * the ring passes K,V once instead of 7 times.  On a network slow enough
+ * that the transfers cannot hide behind attention (1 GB/s), the exposed
+ * ring time falls to about 1/7 (plus the last hop neither pays twice). */
+static void test_window_cp_ring(void **state)
+{
+    pt_model w = th_model("llama3-8b"), full;
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(32768, 8, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 cp=8 mbs=1 gbs=8", &w, &c, &j);
+    pt_cost kw, kf;
+    (void)state;
+    for (int i = 0; i < c.nlevels; i++) c.level[i].bw_GBps = 1.0;
+    w.window = 4096;
+    w.window_layers = 32;
+    full = w;
+    full.window = 32768;
+    kw = eval(&w, &c, &j, &st);
+    kf = eval(&full, &c, &j, &st);
+    assert_true(kf.time.cp_comm > 0);
+    if (!(kw.time.cp_comm < 0.25 * kf.time.cp_comm))
+        fail_msg("ring with a window %g s, without %g s", kw.time.cp_comm, kf.time.cp_comm);
+    assert_true(kw.time.cp_comm > 0.1 * kf.time.cp_comm);
+}
+
 /* ---- activation memory ------------------------------------------------------------- */
 
 /* Korthikanti et al. 2022 Table 2, bytes of activations per layer with 2-byte
@@ -693,6 +792,9 @@ int main(void)
         cmocka_unit_test(test_hw_flops_full_recompute),
         cmocka_unit_test(test_hfu_at_most_one),
         cmocka_unit_test(test_hfu_long_context),
+        cmocka_unit_test(test_window_configs),
+        cmocka_unit_test(test_window_by_hand),
+        cmocka_unit_test(test_window_cp_ring),
         cmocka_unit_test(test_korthikanti_table2),
         cmocka_unit_test(test_flash_drops_scores),
         cmocka_unit_test(test_memory_states_zero0),

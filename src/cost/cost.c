@@ -90,8 +90,15 @@
  *    layers are priced as dense layers for time, not for memory).
  *  - Multi-head latent attention: down-projections replicated over tp,
  *    up-projections and output split by heads, attention over q.k width
- *    qk_nope+qk_rope and value width v_head.  Sliding-window layers (gpt_oss)
- *    attend to the window instead of the causal prefix.
+ *    qk_nope+qk_rope and value width v_head.
+ *  - Sliding-window attention (Mistral, Qwen2/3 with use_sliding_window,
+ *    gpt-oss; Beltagy et al. 2020, Jiang et al. 2023): a sliding layer's
+ *    queries attend to the last w keys, w - w^2/(2s) on average, which flash
+ *    attention's time and the model FLOPs both count (its efficiency ramp
+ *    still follows s); with context parallelism the ring passes K,V only
+ *    over the ceil(w/(s/cp)) chunks the window reaches.  Activation memory
+ *    is unchanged: flash attention keeps no s x s scores, and without it the
+ *    scores are materialised whole before the mask.
  *
  * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
  */
@@ -365,11 +372,19 @@ collectives:
         o->tp_b = n_ar * ar;
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
-     * times, overlapped with the attention blocks it feeds. */
+     * times, overlapped with the attention blocks it feeds; a sliding layer
+     * needs only the ceil(w/sq) chunks its window reaches back into. */
     if (cpn > 1) {
         double kv = 2.0 * 2.0 * b * sq * kt * d;
         double step = pt_p2p_time(c, bytes_i64(kv), cpn, pt_strategy_stride(st, PT_GROUP_CP));
-        double comm_f = (double)(cpn - 1) * step, comm_b = 2.0 * comm_f;
+        double hops = (double)(cpn - 1), comm_f, comm_b;
+        if (m->window_layers > 0 && m->window > 0) {
+            double need = ceil((double)m->window / sq), L = (double)m->layers, wl = (double)m->window_layers;
+            if (need > hops) need = hops;
+            hops = ((L - wl) * hops + wl * need) / L;
+        }
+        comm_f = hops * step;
+        comm_b = 2.0 * comm_f;
         o->cp_f = comm_f > attn_f ? comm_f - attn_f : 0.0;
         o->cp_b = comm_b > attn_b ? comm_b - attn_b : 0.0;
         /* the last step's transfer cannot hide */
