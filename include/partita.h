@@ -157,6 +157,9 @@ typedef struct pt_device {
     double attn_eff;        /* fused (flash) attention: fraction of peak       */
     double mem_eff;         /* fraction of memory_bw element-wise kernels reach */
     double kernel_us;       /* fixed cost per kernel launch, microseconds     */
+    double best_mfu;        /* best MFU ever published for this device, e.g.
+                               0.494 (data/devices.json names the run); 0 = none
+                               known.  Predictions above it are flagged.        */
 } pt_device;
 
 #define PT_MAX_LEVELS 4
@@ -310,7 +313,10 @@ typedef struct pt_cost {
     double step_time_s;
     double tokens_per_s;
     double model_tflops_per_gpu;  /* model FLOPs (no recompute) / step / device, 10^12 */
-    double mfu, hfu;
+    double mfu, hfu;              /* model / hardware FLOPs over the dtype's peak;
+                                     causal attention counts its s/2 keys (cost.c) */
+    double best_mfu;              /* the device's best published MFU (0: unknown) */
+    int above_best_mfu;           /* 1: mfu > best_mfu > 0                        */
     double model_flops;           /* per step, whole job */
     double hw_flops;              /* what the hardware executes, with recompute */
     pt_memory mem;
@@ -333,7 +339,9 @@ void pt_cost_layer_time(const pt_model *m, const pt_cluster *c, const pt_job *jo
  * (Korthikanti et al. 2022, generalised to GQA, gated MLPs and flash attention). */
 int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, const pt_strategy *st);
 
-/* Model FLOPs of one step for the whole job: 6·P·tokens plus attention (no recompute). */
+/* Model FLOPs of one step for the whole job: 6·P·tokens plus attention (no
+ * recompute), causal attention over the s/2 keys each query sees on average
+ * (sliding windows over theirs), as Megatron-LM and flash attention count it. */
 double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch);
 
 

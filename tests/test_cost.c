@@ -32,21 +32,28 @@ static pt_cost eval(const pt_model *m, const pt_cluster *c, const pt_job *j, con
  * at 2 FLOPs, plus QK^T and AV, 4 B s^2 h), and the logits 6 B s V h once.
  * Without recompute it is three passes: 72 B s l h^2 (1 + s/(6h) + V/(12 l h)).
  * Their count ignores biases, norms and the embedding lookup, and so does
- * pt_cost_model_flops (it counts GEMMs only). */
+ * pt_cost_model_flops (it counts GEMMs only).  It counts QK^T and AV over the
+ * full s x s square: pt_cost_model_flops_full_square.  pt_cost_model_flops
+ * counts the causal half, s/(12h) in place of s/(6h) (Megatron-LM's current
+ * num_floating_point_operations). */
 static void test_model_flops_gpt3(void **state)
 {
     pt_model m = th_model("gpt3-175b");
     double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
     double want = 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
+    double causal = 72.0 * B * s * l * h * h * (1.0 + s / (12.0 * h) + V / (12.0 * l * h));
     (void)state;
     assert_int_equal(m.layers, 96);
     assert_int_equal(m.hidden, 12288);
     assert_int_equal(m.vocab, 51200);
-    th_near_rel(pt_cost_model_flops(&m, 2048, 1536), want, 1e-9, "gpt3-175b model FLOPs");
+    th_near_rel(pt_cost_model_flops_full_square(&m, 2048, 1536), want, 1e-9, "gpt3-175b, full square");
     /* = 72 * 1536 * 2048 * 96 * 12288^2 * (1 + 0.0277778 + 0.0036169) = 3.3862e18 */
     th_near_rel(want, 3.3861967463873244e18, 1e-12, "the arithmetic of the comment");
+    th_near_rel(pt_cost_model_flops(&m, 2048, 1536), causal, 1e-9, "gpt3-175b model FLOPs, causal");
+    /* the causal half of the attention term: 72 B s l h^2 s/(12h) less */
+    th_near_rel(want - causal, 72.0 * B * s * l * h * h * s / (12.0 * h), 1e-9, "the half removed");
     /* linear in the batch */
-    th_near_rel(pt_cost_model_flops(&m, 2048, 3072), 2.0 * want, 1e-12, "twice the batch");
+    th_near_rel(pt_cost_model_flops(&m, 2048, 3072), 2.0 * causal, 1e-12, "twice the batch");
 }
 
 /* With full recompute and no flash attention the hardware executes exactly
@@ -63,6 +70,179 @@ static void test_hw_flops_full_recompute(void **state)
     th_near_rel(k.model_flops, pt_cost_model_flops(&m, 2048, 1536), 1e-12, "model_flops");
     th_near_rel(k.hw_flops, 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h)),
              1e-9, "hw_flops, eq. 3 with recompute");
+}
+
+/* HFU never exceeds 1.  The time model prices every FLOP the hardware
+ * FLOPs count (causal attention over its s/2 keys, flash attention's
+ * backward re-running QK^T, unfused attention's masked half, recompute) at
+ * no more than the device's peak, so hw_flops / (step x devices x peak) <= 1
+ * for any sequence length.  Before the two were counted alike, the llama3-8b
+ * cp=16 case at 128k tokens came out at HFU 1.028 (issue 14). */
+static void test_hfu_at_most_one(void **state)
+{
+    static const struct {
+        const char *model;
+        int flash;
+        pt_dtype dtype;
+        const char *strategy;
+    } cases[] = {
+        {"llama3-8b", 1, PT_BF16, "tp=1 pp=1 cp=16 mbs=1 gbs=16"},
+        {"llama3-8b", 1, PT_BF16, "tp=8 pp=1 cp=2 mbs=1 gbs=16"},
+        {"llama3-8b", 1, PT_FP8, "tp=2 pp=2 cp=4 mbs=1 gbs=16"},
+        {"llama3-8b", 0, PT_BF16, "tp=8 pp=1 cp=2 mbs=1 gbs=16"},
+        {"llama3-70b", 1, PT_BF16, "tp=8 pp=2 cp=1 mbs=1 gbs=16"},
+        {"mixtral-8x7b", 1, PT_BF16, "tp=1 pp=1 cp=2 ep=8 mbs=1 gbs=16"},
+        {"deepseek-v3", 1, PT_BF16, "tp=2 pp=1 cp=8 ep=8 mbs=1 gbs=16"},
+        {"gpt-oss-120b", 1, PT_BF16, "tp=1 pp=1 cp=16 ep=8 mbs=1 gbs=16"},
+        {"gpt-oss-120b", 0, PT_BF16, "tp=8 pp=1 cp=2 ep=2 etp=1 mbs=1 gbs=16"},
+    };
+    static const char *const rc[] = {" recompute=none", " recompute=selective", " recompute=full"};
+    double worst = 0;
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt_model m = th_model(cases[i].model);
+        pt_cluster c = th_cluster("dgx-h100", 16);
+        for (int64_t seq = 1024; seq <= 131072; seq *= 2) {
+            for (int r = 0; r < 3; r++) {
+                pt_job j = th_job(seq, 16, cases[i].flash);
+                char text[160];
+                pt_strategy st;
+                pt_cost k;
+                j.dtype = cases[i].dtype;
+                snprintf(text, sizeof text, "%s%s", cases[i].strategy, rc[r]);
+                st = th_strategy(text, &m, &c, &j);
+                k = eval(&m, &c, &j, &st);
+                if (!(k.hfu <= 1.0) || !(k.mfu <= k.hfu) || !(k.mfu > 0))
+                    fail_msg("%s seq %lld %s: MFU %.4f HFU %.4f", cases[i].model, (long long)seq, text,
+                             k.mfu, k.hfu);
+                if (k.hfu > worst) worst = k.hfu;
+            }
+        }
+    }
+    /* the sweep reaches high utilisation, so the bound is tested where it bites */
+    assert_true(worst > 0.5);
+}
+
+/* The issue's case, by hand: llama3-8b, 16 H100, cp=16, full recompute,
+ * 128k tokens.  Model FLOPs per token 6 x 6.98e9 (GEMM parameters) +
+ * 6 x 32 layers x (s/2) x 32 heads x 256 + 6 x 128256 x 4096; HFU adds the
+ * recomputed forward and flash attention's QK^T re-run, so HFU/MFU is
+ * (3 + 1 + 0.5 x attention share) / 3 of the layers' part. */
+static void test_hfu_long_context(void **state)
+{
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
+    pt_job j = th_job(131072, 16, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 cp=16 mbs=1 gbs=16 recompute=full", &m, &c, &j);
+    pt_cost k = eval(&m, &c, &j, &st);
+    double s = 131072, h = 4096, L = 32, V = 128256;
+    double lin = h * (32 * 128 + 2 * 8 * 128) + 32 * 128 * h + 3 * h * 14336;
+    double attn = 6 * L * (s / 2) * 32 * 256, layers = 6 * L * lin + attn, tok = 16 * s;
+    double hw = (layers * 4.0 / 3.0 + attn * 0.5 / 3.0 + 6 * V * h) * tok;
+    (void)state;
+    th_near_rel(k.model_flops, (layers + 6 * V * h) * tok, 1e-12, "model FLOPs by hand");
+    th_near_rel(k.hw_flops, hw, 1e-9, "hardware FLOPs by hand");
+    assert_true(k.hfu <= 1.0);
+    assert_true(k.hfu > k.mfu);
+}
+
+/* ---- sliding-window attention ----------------------------------------------------- */
+
+/* config.json windows (transformers' config classes): Mistral slides every
+ * layer (sliding_window 4096 by default, null none); Qwen2 only with
+ * use_sliding_window, on layers i >= max_window_layers; layer_types, where
+ * given, names the sliding layers. */
+static void test_window_configs(void **state)
+{
+    const char *base = "\"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_hidden_layers\": 32,"
+                       " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32000,"
+                       " \"max_position_embeddings\": 32768";
+    static const struct { const char *type, *extra; int64_t window, layers; } cases[] = {
+        {"mistral", ", \"sliding_window\": 4096", 4096, 32},
+        {"mistral", "", 4096, 32},                          /* MistralConfig's default */
+        {"mistral", ", \"sliding_window\": null", 0, 0},    /* Mistral 7B v0.2 and later */
+        {"mixtral", ", \"sliding_window\": null, \"num_local_experts\": 8", 0, 0},
+        {"mixtral", ", \"sliding_window\": 2048, \"num_local_experts\": 8", 2048, 32},
+        {"qwen2", ", \"sliding_window\": 4096, \"use_sliding_window\": false", 0, 0},
+        {"qwen2", ", \"sliding_window\": 4096, \"use_sliding_window\": true, \"max_window_layers\": 20", 4096, 12},
+        {"qwen2", ", \"use_sliding_window\": true", 4096, 4},  /* max_window_layers 28 */
+        {"qwen3", ", \"sliding_window\": 1024, \"use_sliding_window\": true, \"max_window_layers\": 40", 0, 0},
+        {"llama", ", \"sliding_window\": 4096", 0, 0},       /* LlamaConfig has no window */
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        pt_model m;
+        pt_diag d;
+        snprintf(text, sizeof text, "{\"model_type\": \"%s\", %s%s}", cases[i].type, base, cases[i].extra);
+        if (pt_hf_parse(text, "config.json", &m, &d) != PT_OK) fail_msg("case %zu: %s", i, d.msg);
+        if (m.window != cases[i].window || m.window_layers != cases[i].layers)
+            fail_msg("case %zu (%s%s): window %lld on %lld layers, want %lld on %lld", i, cases[i].type,
+                     cases[i].extra, (long long)m.window, (long long)m.window_layers,
+                     (long long)cases[i].window, (long long)cases[i].layers);
+    }
+}
+
+/* Pricing a window by hand.  llama3-8b's shape with every layer sliding
+ * over w = 4096 at s = 32768 tokens, against the same with w = s (the causal
+ * prefix): per query 4096 - 4096^2/(2 x 32768) = 3840 keys against 16384.
+ * One layer's attention forward, b = 1, 32 heads, q.k and value widths 128:
+ * 2 x 32 x 32768 x (128 + 128) x keys = 536870912 x keys FLOPs, so the
+ * window saves 536870912 x 12544 = 6.7346e12 FLOPs; flash attention runs at
+ * attn_eff 0.5 x 32768/(32768 + 512) of the 100 TFLOP/s bf16 peak (the
+ * round device): 0.136791 s forward, 2.5 times that backward.  Model FLOPs
+ * per step (gbs 8) drop by 3 x 32 layers x 8 x 6.7346e12. */
+static void test_window_by_hand(void **state)
+{
+    pt_model w = th_model("llama3-8b"), full;
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(32768, 8, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 cp=1 mbs=1 gbs=8", &w, &c, &j);
+    double fw, bw, ffw, fbw, dF = 536870912.0 * (16384.0 - 3840.0);
+    double t = dF / (100e12 * 0.5 * 32768.0 / 33280.0);
+    (void)state;
+    c.dev.tflops_bf16 = c.dev.tflops_fp16 = 100.0;
+    c.dev.attn_eff = 0.5;
+    w.window = 4096;
+    w.window_layers = 32;
+    full = w;
+    full.window = 32768; /* w >= s: the causal prefix, through the same code */
+    pt_cost_layer_time(&w, &c, &j, &st, &fw, &bw);
+    pt_cost_layer_time(&full, &c, &j, &st, &ffw, &fbw);
+    th_near_rel(ffw - fw, t, 1e-9, "forward saved by the window");
+    th_near_rel(fbw - bw, 2.5 * t, 1e-9, "backward saved by the window");
+    th_near_rel(pt_cost_model_flops(&full, 32768, 8) - pt_cost_model_flops(&w, 32768, 8),
+                3.0 * 32 * 8 * dF, 1e-9, "model FLOPs saved");
+    /* w >= s prices exactly like the plain causal path */
+    full.window = full.window_layers = 0;
+    th_near_rel(pt_cost_model_flops(&full, 32768, 8) - pt_cost_model_flops(&w, 32768, 8),
+                3.0 * 32 * 8 * dF, 1e-9, "the same against no window at all");
+}
+
+/* Context parallelism over a sliding window: at s = 32768 on cp = 8 each
+ * rank holds 4096 queries, so a window of 4096 reaches back one chunk and
+ * the ring passes K,V once instead of 7 times.  On a network slow enough
+ * that the transfers cannot hide behind attention (1 GB/s), the exposed
+ * ring time falls to about 1/7 (plus the last hop neither pays twice). */
+static void test_window_cp_ring(void **state)
+{
+    pt_model w = th_model("llama3-8b"), full;
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(32768, 8, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 cp=8 mbs=1 gbs=8", &w, &c, &j);
+    pt_cost kw, kf;
+    (void)state;
+    for (int i = 0; i < c.nlevels; i++) c.level[i].bw_GBps = 1.0;
+    w.window = 4096;
+    w.window_layers = 32;
+    full = w;
+    full.window = 32768;
+    kw = eval(&w, &c, &j, &st);
+    kf = eval(&full, &c, &j, &st);
+    assert_true(kf.time.cp_comm > 0);
+    if (!(kw.time.cp_comm < 0.25 * kf.time.cp_comm))
+        fail_msg("ring with a window %g s, without %g s", kw.time.cp_comm, kf.time.cp_comm);
+    assert_true(kw.time.cp_comm > 0.1 * kf.time.cp_comm);
 }
 
 /* ---- activation memory ------------------------------------------------------------- */
@@ -514,16 +694,18 @@ static void test_deepseek_v3_step(void **state)
 }
 
 /* Model FLOPs of a MoE model use the active experts: Mixtral 8x7B per token
- * 6 * (GEMM parameters with 2 of 8 experts) + attention 6*s*a*(2d)
- * + logits 6*V*h. */
+ * 6 * (GEMM parameters with 2 of 8 experts) + attention 6*(s/2)*a*(2d)
+ * (causal: s/2 keys per query) + logits 6*V*h. */
 static void test_moe_flops(void **state)
 {
     pt_model m = th_model("mixtral-8x7b");
     double h = 4096, s = 4096, V = 32000, L = 32;
     double attn = h * (4096 + 2 * 1024) + 4096 * h, moe = 2 * 3 * h * 14336 + 8 * h;
-    double per_tok = 6 * L * (attn + moe) + 6 * L * s * 32 * 256 + 6 * V * h;
+    double per_tok = 6 * L * (attn + moe) + 6 * L * (s / 2) * 32 * 256 + 6 * V * h;
     (void)state;
     th_near_rel(pt_cost_model_flops(&m, 4096, 1), per_tok * s, 1e-12, "Mixtral 8x7B FLOPs per sequence");
+    th_near_rel(pt_cost_model_flops_full_square(&m, 4096, 1) - pt_cost_model_flops(&m, 4096, 1),
+                6 * L * (s / 2) * 32 * 256 * s, 1e-9, "the full square counts the other half");
 }
 
 /* Expert states are sharded by ep*etp: with ep=8 each device of Mixtral
@@ -608,6 +790,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model_flops_gpt3),
         cmocka_unit_test(test_hw_flops_full_recompute),
+        cmocka_unit_test(test_hfu_at_most_one),
+        cmocka_unit_test(test_hfu_long_context),
+        cmocka_unit_test(test_window_configs),
+        cmocka_unit_test(test_window_by_hand),
+        cmocka_unit_test(test_window_cp_ring),
         cmocka_unit_test(test_korthikanti_table2),
         cmocka_unit_test(test_flash_drops_scores),
         cmocka_unit_test(test_memory_states_zero0),

@@ -132,12 +132,67 @@ static void test_shared_launch_floor(void **state)
     pt_graph_free(&g);
 }
 
+/* Every catalog device's kernels run no faster than published
+ * microbenchmarks measured on that device (data/devices.json cites them).
+ * GEMM: a 16384^3 bf16 GEMM (past the ramp) reaches at most the measured
+ * matmul efficiency: sustained at the power limit where that was measured
+ * (H100/H200 0.706 = 698.6/989, B200 0.634 = 1426.4/2250: stas00/ml-engineering
+ * MSMF), else the burst MAMF (A100 SXM 271.2/312 = 0.869, GB200 1822/2450 =
+ * 0.744, MI300X 668.4/1307.4 = 0.511).  Attention on H100, head dim 128,
+ * causal: forward plus the 2.5x backward at most what cuDNN's fused kernels
+ * reach together (FlashAttention-3 paper Fig. 5-6: forward 315/484/529,
+ * backward 305/465/518 TFLOP/s at 512/2k/8k tokens). */
+static void test_catalog_bounds(void **state)
+{
+    static const struct { const char *name; double gemm; } gemm[] = {
+        {"h100-sxm-80g", 698.6 / 989.0},   {"h800-sxm-80g", 698.6 / 989.0},
+        {"h200-sxm-141g", 698.6 / 989.0},  {"b200-sxm-180g", 1426.4 / 2250.0},
+        {"a100-sxm4-80g", 271.2 / 312.0},  {"a100-sxm4-40g", 271.2 / 312.0},
+        {"gb200", 1822.0 / 2450.0},        {"mi300x", 668.4 / 1307.4},
+    };
+    static const struct { double seq, fwd, bwd; } cudnn[] = {
+        {512, 315, 305}, {2048, 484, 465}, {8192, 529, 518}};
+    pt_device dev;
+    pt_roofline r;
+    pt_diag d;
+    (void)state;
+    for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++) {
+        double n = 16384.0, t;
+        if (pt_device_builtin(gemm[i].name, &dev, &d) != PT_OK) fail_msg("%s: %s", gemm[i].name, d.msg);
+        pt_roofline_init(&dev, PT_BF16, &r);
+        t = pt_roofline_gemm_s(&r, r.peak, n, n, n, 1, 2.0);
+        if (2.0 * n * n * n / t / r.peak > gemm[i].gemm)
+            fail_msg("%s: a large GEMM at %.3f of peak, above the measured %.3f", gemm[i].name,
+                     2.0 * n * n * n / t / r.peak, gemm[i].gemm);
+    }
+    assert_int_equal(pt_device_builtin("h100-sxm-80g", &dev, &d), PT_OK);
+    pt_roofline_init(&dev, PT_BF16, &r);
+    for (size_t i = 0; i < sizeof cudnn / sizeof cudnn[0]; i++) {
+        double f = 1e12; /* any amount: the efficiency does not depend on it */
+        double t = pt_roofline_flash_s(&r, f, cudnn[i].seq) + pt_roofline_flash_s(&r, 2.5 * f, cudnn[i].seq);
+        double measured = 3.5 * f / (f / (cudnn[i].fwd * 1e12) + 2.5 * f / (cudnn[i].bwd * 1e12));
+        if (3.5 * f / t > measured)
+            fail_msg("h100 attention at %g tokens: %.0f TFLOP/s, above cuDNN's %.0f", cudnn[i].seq,
+                     3.5 * f / t / 1e12, measured / 1e12);
+    }
+    /* the best published MFU each names (data/devices.json): A100 llm-foundry
+     * MPT-7B 64.23%, H100 Megatron-LM README GPT 16B 489.1/989.4 */
+    assert_int_equal(pt_device_builtin("a100-sxm4-80g", &dev, &d), PT_OK);
+    near_rel(dev.best_mfu, 0.642, 1e-12, "a100 best published MFU");
+    assert_int_equal(pt_device_builtin("h100-sxm-80g", &dev, &d), PT_OK);
+    near_rel(dev.best_mfu, 0.494, 1e-12, "h100 best published MFU");
+    near_rel(489.1 / 989.4, 0.494, 1e-3, "the arithmetic of the H100 row");
+    assert_int_equal(pt_device_builtin("l4", &dev, &d), PT_OK);
+    assert_true(dev.best_mfu == 0.0); /* none known */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_ew_flash_launch),
         cmocka_unit_test(test_shared_launch_floor),
+        cmocka_unit_test(test_catalog_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,23 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
         if (any) printf("%-12s", pt_engine_label(pt_engine_of(m, job, &p->st)));
         printf("%s\n", parts);
     }
+    { /* plans predicted above the device's best published MFU (issue 14) */
+        char nums[80] = "", who[96];
+        double top = 0;
+        size_t used = 0;
+        int above = 0;
+        for (int i = 0; i < r->n && used + 16 < sizeof nums; i++)
+            if (r->plans[i].cost.above_best_mfu) {
+                used += (size_t)snprintf(nums + used, sizeof nums - used, "%s#%d", used ? " " : "", i + 1);
+                if (r->plans[i].cost.mfu > top) top = r->plans[i].cost.mfu;
+                above++;
+            }
+        if (above) {
+            snprintf(who, sizeof who, "plan%s %s", above > 1 ? "s" : "", nums);
+            printf("\n");
+            pt_emit_mfu_warning(stdout, &c->dev, who, top);
+        }
+    }
 }
 
 static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts *so,

@@ -15,6 +15,22 @@
  *    causal mask, backward 2.5x forward (5 GEMMs against 2; Dao 2023), at
  *    attn_eff of peak ramped by sequence length.  Without it, QK^T and AV are batched GEMMs and the
  *    a*s^2 scores go through HBM (scale-mask-softmax, dropout).
+ *  - One FLOP convention for time and utilisation.  Model FLOPs count causal
+ *    attention as flash attention executes it: each query against the keys
+ *    before it, s/2 on average, so 6*s*a*(d_qk + d_v)/2 per token per layer
+ *    (Megatron-LM's num_floating_point_operations, "causal mask (only half of
+ *    the mask is non-zero)", training.py since 2025; NeMo's flops_formulas
+ *    with causal_self_attn).  A sliding window of w keys keeps w - w^2/(2s)
+ *    of them on average (min(i, w) over queries i), which is s/2 at w = s.
+ *    Hardware FLOPs (HFU) add what runs beyond the model: recompute,
+ *    flash attention's backward re-computing QK^T (2.5x forward against the
+ *    model's 2x), and the masked half that unfused attention computes anyway.
+ *    The time model prices exactly these FLOPs, each at no more than the
+ *    device's peak, so HFU <= 1.  Older formulas count the full square,
+ *    12*s*a*d per token per layer (Narayanan et al. 2021 eq. 3, PaLM's MFU,
+ *    Megatron-LM <= core_r0.9, NeMo 24.x, llm-foundry);
+ *    pt_cost_model_flops_full_square gives that count, for measured numbers
+ *    published with it (validate).
  *  - Recompute: full re-runs each layer's forward (with its TP collectives)
  *    before its backward; selective re-runs the attention core only
  *    (Korthikanti et al. 2022, section 5); flash attention's backward already
@@ -74,8 +90,15 @@
  *    layers are priced as dense layers for time, not for memory).
  *  - Multi-head latent attention: down-projections replicated over tp,
  *    up-projections and output split by heads, attention over q.k width
- *    qk_nope+qk_rope and value width v_head.  Sliding-window layers (gpt_oss)
- *    attend to the window instead of the causal prefix.
+ *    qk_nope+qk_rope and value width v_head.
+ *  - Sliding-window attention (Mistral, Qwen2/3 with use_sliding_window,
+ *    gpt-oss; Beltagy et al. 2020, Jiang et al. 2023): a sliding layer's
+ *    queries attend to the last w keys, w - w^2/(2s) on average, which flash
+ *    attention's time and the model FLOPs both count (its efficiency ramp
+ *    still follows s); with context parallelism the ring passes K,V only
+ *    over the ceil(w/(s/cp)) chunks the window reaches.  Activation memory
+ *    is unchanged: flash attention keeps no s x s scores, and without it the
+ *    scores are materialised whole before the mask.
  *
  * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
  */
@@ -130,8 +153,10 @@ typedef struct layer_t {
     double tp_f, tp_b;  /* tensor-parallel collectives                              */
     double cp_f, cp_b;  /* exposed ring-attention transfers                         */
     double ep_f, ep_b;  /* expert-parallel all-to-all (and etp gathers), MoE layers  */
-    double flops_f;     /* model FLOPs forward, this device                         */
-    double flops_rc;    /* extra FLOPs executed for recompute                        */
+    double flops_f;     /* model FLOPs forward, this device (causal: s/2 keys)      */
+    double flops_rc;    /* FLOPs executed beyond the model's 3 x flops_f, forward
+                           and backward: recompute, flash attention's re-run of
+                           QK^T, the masked half unfused attention computes    */
 } layer_t;
 
 double pt_cost_moe_load(const pt_job *job)
@@ -141,14 +166,23 @@ double pt_cost_moe_load(const pt_job *job)
     return imb;
 }
 
-/* Key/value length attention sees per query, averaged over the layers:
- * causal full attention keeps CAUSAL_FRACTION of s, a sliding window of w
- * keeps w (gpt_oss: half the layers, w = 128). */
+/* Keys a causal query attends to, averaged over the s queries of a
+ * sequence: s/2 (CAUSAL_FRACTION) with full attention; with a sliding window
+ * of w < s, query i sees min(i, w) keys, on average w - w^2/(2s) (s/2 again
+ * at w = s; continuous in w). */
+static double causal_keys(double s, double w)
+{
+    if (w <= 0 || w >= s) return s * CAUSAL_FRACTION;
+    return w - w * w / (2.0 * s);
+}
+
+/* The same averaged over the layers: window_layers of them slide (gpt_oss:
+ * half, w = 128; Mistral 7B v0.1: all, w = 4096), the rest attend to the
+ * causal prefix. */
 static double attn_len(const pt_model *m, double s)
 {
     double L = (double)m->layers, wl = (double)m->window_layers;
-    double w = m->window > 0 && (double)m->window < s ? (double)m->window : s * CAUSAL_FRACTION;
-    return ((L - wl) * s * CAUSAL_FRACTION + wl * w) / L;
+    return ((L - wl) * causal_keys(s, 0) + wl * causal_keys(s, (double)m->window)) / L;
 }
 
 /* The MoE block of one layer for one micro-batch on this device: router,
@@ -216,6 +250,7 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
     double Te = st->sp ? T / t : T;          /* tokens element-wise work sees     */
     double eb = job->dtype == PT_FP8 ? 1.0 : 2.0;
     double f = 0, bw = 0, attn_f = 0, attn_b = 0, ewf = 0, kern;
+    double model_attn_f = 0, exec_attn_f = 0; /* attention-core FLOPs forward: model, executed */
     double act = 2.0 * T * hd;               /* bytes of one b*s*h activation    */
     double score = b * at * sq * s;          /* attention score elements          */
     int64_t tpn = pt_strategy_group_size(st, PT_GROUP_TP), cpn = pt_strategy_group_size(st, PT_GROUP_CP);
@@ -229,7 +264,7 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         linear(h, h->peak, eb, T, ft * (m->gated_mlp ? 2 : 1), hd, &f, &bw);
         linear(h, h->peak, eb, T, hd, ft, &f, &bw);
         o->flops_f = 2.0 * T * hd * ((at + 2 * kt) * d + at * d + ft * (m->gated_mlp ? 3 : 2)) +
-                     4.0 * score * d;
+                     4.0 * score * d * CAUSAL_FRACTION;
     } else {
         double dqk = d, dv = d, fl;
         if (m->mla) {
@@ -255,10 +290,11 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
             linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
             o->flops_f = 2.0 * T * hd * ((at + 2 * kt) * d + at * d);
         }
-        /* model FLOPs of QK^T and AV, counted over the full s like the
-         * dense path (Narayanan's convention), sliding layers over w */
-        fl = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s) / CAUSAL_FRACTION;
+        /* model FLOPs of QK^T and AV: each query against the keys it
+         * attends to (the causal prefix, or the sliding window) */
+        fl = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s);
         o->flops_f += fl;
+        model_attn_f = fl;
         if (moe) {
             moe_block(m, c, job, st, h, T, eb, &f, &bw, &ewf, &o->flops_f, o);
         } else {
@@ -269,11 +305,14 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         }
         /* attention core: same as below with MLA's widths and the window */
         if (job->flash_attention) {
-            double fa = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s);
-            attn_f = pt_roofline_flash_s(h, fa, s);
-            attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fa, s);
-            o->flops_rc += 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s) / CAUSAL_FRACTION;
+            attn_f = pt_roofline_flash_s(h, fl, s);
+            attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, s);
+            o->flops_rc += (FLASH_BWD_FACTOR - 2.0) * fl; /* QK^T again in the backward */
+            exec_attn_f = fl;
         } else {
+            /* unfused: the full s x s square, masked after the GEMMs */
+            exec_attn_f = 2.0 * b * at * sq * (dqk + dv) * s;
+            o->flops_rc += 3.0 * (exec_attn_f - fl);
             double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score;
             double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
             attn_f = pt_roofline_gemm_s(h, h->peak16, sq, s, dqk, b * at, 2.0) +
@@ -290,11 +329,13 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
     }
 
     /* Attention core. */
+    model_attn_f = 4.0 * score * d * CAUSAL_FRACTION;
     if (job->flash_attention) {
         double fl = 4.0 * score * d * CAUSAL_FRACTION;
         attn_f = pt_roofline_flash_s(h, fl, s);
         attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, s);
-        o->flops_rc += 4.0 * score * d; /* the backward recomputes the scores */
+        o->flops_rc += (FLASH_BWD_FACTOR - 2.0) * fl; /* the backward recomputes QK^T */
+        exec_attn_f = fl;
     } else {
         /* bytes per score element: fused scale-mask-softmax r2 w2, dropout
          * r2 w2 + 1-byte mask; backward: dropout r2 + mask, w2, softmax r2
@@ -303,6 +344,9 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
         attn_f = 2.0 * pt_roofline_gemm_s(h, h->peak16, sq, s, d, b * at, 2.0) + pt_roofline_ew_s(h, smf);
         attn_b = 4.0 * pt_roofline_gemm_s(h, h->peak16, sq, s, d, b * at, 2.0) + pt_roofline_ew_s(h, smb);
+        /* the GEMMs run over the whole square; the mask comes after */
+        exec_attn_f = 4.0 * score * d;
+        o->flops_rc += 3.0 * exec_attn_f * (1.0 - CAUSAL_FRACTION);
     }
 
     /* Element-wise, forward bytes: two norms (r+w), two residual adds with
@@ -328,11 +372,19 @@ collectives:
         o->tp_b = n_ar * ar;
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
-     * times, overlapped with the attention blocks it feeds. */
+     * times, overlapped with the attention blocks it feeds; a sliding layer
+     * needs only the ceil(w/sq) chunks its window reaches back into. */
     if (cpn > 1) {
         double kv = 2.0 * 2.0 * b * sq * kt * d;
         double step = pt_p2p_time(c, bytes_i64(kv), cpn, pt_strategy_stride(st, PT_GROUP_CP));
-        double comm_f = (double)(cpn - 1) * step, comm_b = 2.0 * comm_f;
+        double hops = (double)(cpn - 1), comm_f, comm_b;
+        if (m->window_layers > 0 && m->window > 0) {
+            double need = ceil((double)m->window / sq), L = (double)m->layers, wl = (double)m->window_layers;
+            if (need > hops) need = hops;
+            hops = ((L - wl) * hops + wl * need) / L;
+        }
+        comm_f = hops * step;
+        comm_b = 2.0 * comm_f;
         o->cp_f = comm_f > attn_f ? comm_f - attn_f : 0.0;
         o->cp_b = comm_b > attn_b ? comm_b - attn_b : 0.0;
         /* the last step's transfer cannot hide */
@@ -356,16 +408,17 @@ collectives:
         if (host_f > busy_f) o->f += host_f - busy_f;
         if (host_b > busy_b) o->b += host_b - busy_b;
     }
-    /* Recompute. */
+    /* Recompute: the forward runs again (the attention core as executed,
+     * the rest as the model counts it). */
     if (st->recompute == PT_RC_FULL) {
         o->b += o->f;
         o->tp_b += o->tp_f;
         o->cp_b += o->cp_f;
         o->ep_b += o->ep_f;
-        o->flops_rc += o->flops_f;
+        o->flops_rc += o->flops_f - model_attn_f + exec_attn_f;
     } else if (st->recompute == PT_RC_SELECTIVE && !job->flash_attention) {
         o->b += attn_f;
-        o->flops_rc += 4.0 * score * d;
+        o->flops_rc += exec_attn_f;
     }
 }
 
@@ -439,19 +492,21 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
     return bytes_i64(whole / (st->sp ? t : 1) + split + scores);
 }
 
-double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch)
+/* Model FLOPs of one step with `keys` the keys per query per layer (the
+ * layers' average): the causal count (attn_len) or the full square (s). */
+static double model_flops(const pt_model *m, double s, double keys, int64_t global_batch)
 {
     /* Narayanan et al. SC'21 eq. 3 without recompute, generalised:
      * 6 FLOPs per parameter of every GEMM per token (forward 2, backward 4),
-     * plus attention 12*s*a*d per token per layer, plus the logits 6*V*h. */
-    double h = (double)m->hidden, d = (double)m->head_dim, s = (double)seq_len;
+     * plus attention 6*keys*a*(d_qk + d_v) per token per layer (12*s*a*d at
+     * keys = s, eq. 3's count), plus the logits 6*V*h. */
+    double h = (double)m->hidden, d = (double)m->head_dim;
     double lin, per_tok;
     if (m->experts > 0 || m->mla || m->window_layers) {
         /* MoE / MLA / sliding windows: the GEMM parameters one token uses
          * (active parameters without norms and embeddings: topk routed
-         * experts, shared experts, router), attention over the s keys of a
-         * full layer and the w of a sliding one (MLA: q.k width
-         * qk_nope+qk_rope, value width v_head). */
+         * experts, shared experts, router); MLA: q.k width qk_nope+qk_rope,
+         * value width v_head. */
         double L = (double)m->layers, nmoe = (double)pt_model_moe_layers(m);
         double norms = (m->norm_bias ? 4.0 : 2.0) * h;
         double attn = (double)pt_model_attn_params(m) - norms;
@@ -459,17 +514,25 @@ double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_ba
         double moe = (double)m->topk * (double)(m->gated_mlp ? 3 : 2) * h * (double)m->moe_ffn +
                      (double)(m->gated_mlp ? 3 : 2) * h * (double)m->shared_ffn + (double)m->experts * h;
         double dqk = m->mla ? (double)(m->qk_nope + m->qk_rope) : d, dv = m->mla ? (double)m->v_head : d;
-        double sl = ((L - (double)m->window_layers) * s +
-                     (double)m->window_layers * (m->window > 0 && (double)m->window < s ? (double)m->window : s)) / L;
         lin = L * attn + (L - nmoe) * dense + nmoe * moe;
-        per_tok = 6.0 * lin + 6.0 * L * sl * (double)m->heads * (dqk + dv) + 6.0 * (double)m->vocab * h;
+        per_tok = 6.0 * lin + 6.0 * L * keys * (double)m->heads * (dqk + dv) + 6.0 * (double)m->vocab * h;
         return per_tok * s * (double)global_batch;
     }
     lin = h * ((double)(m->heads + 2 * m->kv_heads) * d + (double)m->heads * d) +
           h * (double)m->ffn * (m->gated_mlp ? 3.0 : 2.0);
-    per_tok = 6.0 * (double)m->layers * lin + 12.0 * (double)m->layers * s * (double)m->heads * d +
+    per_tok = 6.0 * (double)m->layers * lin + 12.0 * (double)m->layers * keys * (double)m->heads * d +
               6.0 * (double)m->vocab * h;
     return per_tok * s * (double)global_batch;
+}
+
+double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch)
+{
+    return model_flops(m, (double)seq_len, attn_len(m, (double)seq_len), global_batch);
+}
+
+double pt_cost_model_flops_full_square(const pt_model *m, int64_t seq_len, int64_t global_batch)
+{
+    return model_flops(m, (double)seq_len, (double)seq_len, global_batch);
 }
 
 /* Layers on a stage: the first, a middle one, or the last (pp == 1: all). */
@@ -939,8 +1002,9 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         double tokens = (double)st->gbs * (double)job->seq_len;
         double peak = pt_device_tflops(dev, job->dtype) * 1e12;
         double fm = pt_cost_model_flops(m, job->seq_len, st->gbs);
-        /* executed: model FLOPs plus what recompute re-runs, scaled from this
-         * device's per-layer count to the whole job */
+        /* executed: model FLOPs plus what runs beyond them (recompute,
+         * flash attention's QK^T re-run, unfused attention's masked half),
+         * scaled from this device's per-layer count to the whole job */
         double rc_ratio = L.flops_f > 0 ? L.flops_rc / (3.0 * L.flops_f) : 0.0;
         double layer_share = 1.0 - 6.0 * V * hd / (fm / tokens);
         out->model_flops = fm;
@@ -949,6 +1013,8 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         out->model_tflops_per_gpu = fm / out->step_time_s / n / 1e12;
         out->mfu = fm / out->step_time_s / n / peak;
         out->hfu = out->hw_flops / out->step_time_s / n / peak;
+        out->best_mfu = dev->best_mfu;
+        out->above_best_mfu = dev->best_mfu > 0 && out->mfu > dev->best_mfu;
     }
     memory(m, job, st, pr, mb, &out->mem);
     out->device_memory_bytes = bytes_i64(dev->memory_GiB * PT_GiB);

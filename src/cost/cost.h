@@ -56,6 +56,12 @@ int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi);
  * (default PT_MOE_IMBALANCE_DEFAULT), capped by the capacity factor. */
 double pt_cost_moe_load(const pt_job *job);
 
+/* Model FLOPs of one step counted over the full s x s attention square
+ * (Narayanan et al. 2021 eq. 3, PaLM, Megatron-LM <= core_r0.9, NeMo 24.x,
+ * llm-foundry): what a measured TFLOP/s or MFU published with one of those
+ * formulas divides by.  pt_cost_model_flops counts the causal half. */
+double pt_cost_model_flops_full_square(const pt_model *m, int64_t seq_len, int64_t global_batch);
+
 /* The allowance for context, workspaces and fragmentation given the rest. */
 int64_t pt_cost_other_bytes(double rest);
 

@@ -16,7 +16,13 @@
  *  - Flash attention runs at attn_eff * s / (s + PT_ROOFLINE_FLASH_HALF_SEQ)
  *    of the 16-bit peak (Dao 2023, FlashAttention-2: throughput roughly
  *    halves at 512 tokens against long sequences, head dim 128, causal:
- *    ~90 TFLOP/s at 512, ~190 at 16k on A100).
+ *    ~90 TFLOP/s at 512, ~190 at 16k on A100).  FLOPs are those executed:
+ *    a causal mask skips half the square (cost.c counts it so).
+ *  - Bounds: a built-in device's gemm_eff and ramped attn_eff stay at or
+ *    below published microbenchmarks on that device (sustained matmul where
+ *    measured, else the best burst; fused attention by sequence length;
+ *    data/devices.json cites each, tests/test_roofline.c checks them), so
+ *    no kernel, and no step, runs faster than the hardware has been seen to.
  *  - Launches: every kernel costs the host kernel_us to launch, and work
  *    cannot finish before its launches (eager PyTorch; small models and small
  *    batches are launch-bound).

@@ -13,7 +13,12 @@
 json_t *pt_emit_plan_json(const pt_strategy *st, const pt_cost *cost);
 /* Dumps JSON deterministically (sorted keys as built, 6 significant digits). */
 char *pt_emit_json_text(const json_t *j);
-/* The human table for one priced strategy. */
+/* The warning line for a prediction above the best MFU ever published for
+ * dev (pt_device.best_mfu): "warning: MFU <mfu> (<who>) is above the best
+ * published ...".  Prints nothing when dev has no such number or mfu is not
+ * above it. */
+void pt_emit_mfu_warning(FILE *f, const pt_device *dev, const char *who, double mfu);
+/* The human table for one priced strategy (with the warning line above). */
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *cost);
 

@@ -27,6 +27,8 @@ json_t *pt_emit_plan_json(const pt_strategy *st, const pt_cost *c)
     json_object_set_new(o, "model_tflops_per_gpu", json_real(c->model_tflops_per_gpu));
     json_object_set_new(o, "mfu", json_real(c->mfu));
     json_object_set_new(o, "hfu", json_real(c->hfu));
+    json_object_set_new(o, "best_published_mfu", c->best_mfu > 0 ? json_real(c->best_mfu) : json_null());
+    json_object_set_new(o, "above_best_published_mfu", json_boolean(c->above_best_mfu));
     json_object_set_new(o, "microbatches", json_integer(c->microbatches));
     json_object_set_new(mem, "weights", json_real(gib(c->mem.weights)));
     json_object_set_new(mem, "gradients", json_real(gib(c->mem.gradients)));
@@ -53,6 +55,15 @@ json_t *pt_emit_plan_json(const pt_strategy *st, const pt_cost *c)
 char *pt_emit_json_text(const json_t *j)
 {
     return json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(6) | JSON_PRESERVE_ORDER);
+}
+
+void pt_emit_mfu_warning(FILE *f, const pt_device *dev, const char *who, double mfu)
+{
+    char dn[300];
+    if (!(dev->best_mfu > 0) || !(mfu > dev->best_mfu)) return;
+    fprintf(f, "warning: MFU %.1f%% (%s) is above the best ever published for %s, %.1f%% "
+            "(data/devices.json names the run): treat the prediction as optimistic\n",
+            100.0 * mfu, who, pt_str_escape(dev->name, dn, sizeof dn), 100.0 * dev->best_mfu);
 }
 
 static void row(FILE *f, const char *name, double s, double total)
@@ -85,8 +96,10 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     fprintf(f, "step time         %.3f s  (%lld micro-batches per pipeline)\n", T,
             (long long)k->microbatches);
     fprintf(f, "tokens/s          %.0f\n", k->tokens_per_s);
-    fprintf(f, "model TFLOP/s/GPU %.1f   MFU %.1f%%   HFU %.1f%%\n\n", k->model_tflops_per_gpu,
+    fprintf(f, "model TFLOP/s/GPU %.1f   MFU %.1f%%   HFU %.1f%%\n", k->model_tflops_per_gpu,
             100.0 * k->mfu, 100.0 * k->hfu);
+    pt_emit_mfu_warning(f, &c->dev, "this strategy", k->mfu);
+    fputc('\n', f);
     fprintf(f, "where the time goes\n");
     row(f, "compute", k->time.compute, T);
     row(f, "tp comm", k->time.tp_comm, T);

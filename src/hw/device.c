@@ -82,7 +82,7 @@ pt_status pt_hw_num_in(pt_jctx *jc, const json_t *obj, const char *path, const c
 
 static const char *const device_keys[] = {
     "name",     "source",  "memory_GiB", "memory_bw_GBps", "tflops",    "host_bw_GBps",
-    "gemm_eff", "gemm_half_GFLOP", "attn_eff", "mem_eff", "kernel_us", NULL};
+    "gemm_eff", "gemm_half_GFLOP", "attn_eff", "mem_eff", "kernel_us", "best_published_mfu", NULL};
 static const char *const tflops_keys[] = {"bf16", "fp16", "fp8", "tf32", "fp32", NULL};
 
 pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, pt_device *out)
@@ -141,7 +141,8 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
             PT_OK ||
         (st = pt_hw_num_in(jc, obj, path, "attn_eff", 0, PT_HW_FRAC, &dev.attn_eff)) != PT_OK ||
         (st = pt_hw_num_in(jc, obj, path, "mem_eff", 0, PT_HW_FRAC, &dev.mem_eff)) != PT_OK ||
-        (st = pt_hw_num_in(jc, obj, path, "kernel_us", 0, PT_HW_NONNEG, &dev.kernel_us)) != PT_OK)
+        (st = pt_hw_num_in(jc, obj, path, "kernel_us", 0, PT_HW_NONNEG, &dev.kernel_us)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "best_published_mfu", 0, PT_HW_FRAC, &dev.best_mfu)) != PT_OK)
         return st;
 
     *out = dev;

@@ -18,6 +18,9 @@
  *   attn_eff         (0, 1], default PT_DEV_DEFAULT_ATTN_EFF
  *   mem_eff          (0, 1], default PT_DEV_DEFAULT_MEM_EFF
  *   kernel_us        >= 0,   default PT_DEV_DEFAULT_KERNEL_US
+ *   best_published_mfu (0, 1], optional: the best model FLOPs utilisation
+ *                    ever published for the device (its source in "source");
+ *                    eval and plan flag predictions above it
  *   source           string, ignored (says where the numbers come from)
  * Every number is also at least 1e-6 and at most 1e9 (0 stays allowed where it
  * is), so the cost model's products stay finite.

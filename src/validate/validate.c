@@ -306,19 +306,24 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (!strcmp(metric, "iter_time_s")) {
         r->predicted = cost.step_time_s;
         r->is_time = 1;
-    } else if (!strcmp(metric, "tflops_per_gpu")) {
-        double fl = cost.model_flops;
+    } else if (!strcmp(metric, "tflops_per_gpu") || !strcmp(metric, "mfu")) {
+        /* the FLOPs the source divided by: Narayanan's eq. 3 (with its
+         * recompute pass) for that paper, Megatron-LM's dev-branch formula
+         * (causal half, Partita's own count) for its moe_recipes, else the
+         * full-square count of Megatron-LM <= core_r0.9, NeMo 24.x and
+         * Korthikanti's MFU (cost.h) */
+        double fl = pt_cost_model_flops_full_square(&m, seq, gbs);
         if (has_ci(notes, "F=96BslH") || has_ci(f[C_SOURCE], "Narayanan")) {
             double l = (double)layers, h = (double)hidden, s = (double)seq, V = (double)vocab;
             fl = 96.0 * (double)gbs * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+        } else if (has_ci(f[C_SOURCE], "moe_recipes")) {
+            fl = cost.model_flops;
         }
-        r->predicted = fl / cost.step_time_s / (double)n / 1e12;
+        r->predicted = fl / cost.step_time_s / (double)n / 1e12; /* TFLOP/s per GPU */
+        if (!strcmp(metric, "mfu")) r->predicted *= 100.0 / pt_device_tflops(&c.dev, job.dtype);
         r->is_time = 1;
     } else if (!strcmp(metric, "tokens_per_s_per_gpu")) {
         r->predicted = cost.tokens_per_s / (double)n;
-        r->is_time = 1;
-    } else if (!strcmp(metric, "mfu")) {
-        r->predicted = 100.0 * cost.mfu;
         r->is_time = 1;
     } else if (!strcmp(metric, "mem_activation_gib_per_gpu")) {
         r->predicted = (double)cost.mem.activations / PT_GiB;

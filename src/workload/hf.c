@@ -140,6 +140,54 @@ static pt_status heads_shape(const hf *h, pt_model *m, const char *heads_key,
     return PT_OK;
 }
 
+/* window_layers from a layer_types list (transformers: one "sliding_attention"
+ * or "full_attention" per layer); *given 0 when the config has none. */
+static pt_status layer_types_windows(const hf *h, pt_model *m, int *given)
+{
+    const json_t *lt = json_object_get(h->obj, "layer_types");
+    *given = lt && !json_is_null(lt);
+    if (!*given) return PT_OK;
+    if (!json_is_array(lt) || (int64_t)json_array_size(lt) != m->layers)
+        return key_err(h, "layer_types", "is not a list of num_hidden_layers=%lld layer types",
+                       (long long)m->layers);
+    m->window_layers = 0;
+    for (size_t i = 0; i < json_array_size(lt); i++) {
+        const char *t = json_string_value(json_array_get(lt, i));
+        if (!t || (strcmp(t, "sliding_attention") && strcmp(t, "full_attention")))
+            return key_err(h, "layer_types", "holds a value that is not \"sliding_attention\" "
+                           "or \"full_attention\"");
+        m->window_layers += strcmp(t, "sliding_attention") == 0;
+    }
+    return PT_OK;
+}
+
+/* Sliding-window attention of the llama-style types (transformers):
+ * MistralConfig sliding_window 4096 by default, on every layer (null: none);
+ * MixtralConfig None by default; Qwen2Config and Qwen3Config slide only with
+ * use_sliding_window (default false), on the layers i >= max_window_layers
+ * (default 28).  A layer_types list, where given, says which layers slide.
+ * Other types (llama, nemotron) have no window; gpt_oss reads its own. */
+static pt_status read_window(const hf *h, const char *type, pt_model *m)
+{
+    int qwen = strncmp(type, "qwen", 4) == 0, use = 1, given = 0, found = 0;
+    int64_t w = strcmp(type, "mistral") == 0 || qwen ? 4096 : 0, from = qwen ? 28 : 0;
+    const json_t *j = json_object_get(h->obj, "sliding_window");
+    if (!qwen && strcmp(type, "mistral") && strcmp(type, "mixtral")) return PT_OK; /* llama: no window */
+    if (qwen) {
+        TRY(get_bool(h, "use_sliding_window", 0, &use));
+        TRY(pt_json_int(h->jc, h->obj, h->path, "max_window_layers", 0, 0, PT_MODEL_DIM_MAX, &from, NULL));
+    }
+    if (j && json_is_null(j)) w = 0;
+    TRY(get_pos(h, "sliding_window", 0, &w, &found));
+    m->window = m->window_layers = 0;
+    if (!use || w == 0) return PT_OK;
+    m->window = w;
+    TRY(layer_types_windows(h, m, &given));
+    if (!given) m->window_layers = qwen ? (from < m->layers ? m->layers - from : 0) : m->layers;
+    if (m->window_layers == 0) m->window = 0;
+    return PT_OK;
+}
+
 /* ---- llama, mistral, qwen2, qwen3, nemotron -------------------------------
  * LlamaConfig: num_key_value_heads None -> num_attention_heads, head_dim None ->
  * hidden_size // num_attention_heads, hidden_act "silu", tie_word_embeddings
@@ -171,7 +219,7 @@ static pt_status read_llama(const hf *h, const char *type, pt_model *m)
     m->linear_bias = mb;
     m->qkv_bias = ab || strcmp(type, "qwen2") == 0;
     m->learned_pos = 0;
-    return PT_OK;
+    return read_window(h, type, m);
 }
 
 /* ---- gpt2 ----------------------------------------------------------------
@@ -360,7 +408,7 @@ static pt_status moe_counts(const hf *h, pt_model *m, int64_t dflt_topk)
 static pt_status read_mixtral(const hf *h, const char *type, pt_model *m)
 {
     TRY(read_llama(h, "llama", m));
-    (void)type;
+    TRY(read_window(h, type, m));
     TRY(moe_counts(h, m, 2));
     m->moe_ffn = m->ffn;
     return PT_OK;
@@ -486,7 +534,6 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
  * layer_types is absent). */
 static pt_status read_gpt_oss(const hf *h, const char *type, pt_model *m)
 {
-    const json_t *lt = json_object_get(h->obj, "layer_types");
     int found = 0;
     (void)type;
     TRY(read_llama(h, "llama", m));
@@ -501,20 +548,8 @@ static pt_status read_gpt_oss(const hf *h, const char *type, pt_model *m)
     TRY(get_bool(h, "attention_bias", 1, &m->qkv_bias));
     m->window = 128;
     TRY(get_pos(h, "sliding_window", 0, &m->window, &found));
-    if (lt && !json_is_null(lt)) {
-        if (!json_is_array(lt) || (int64_t)json_array_size(lt) != m->layers)
-            return key_err(h, "layer_types", "is not a list of num_hidden_layers=%lld layer types",
-                           (long long)m->layers);
-        for (size_t i = 0; i < json_array_size(lt); i++) {
-            const char *t = json_string_value(json_array_get(lt, i));
-            if (!t || (strcmp(t, "sliding_attention") && strcmp(t, "full_attention")))
-                return key_err(h, "layer_types", "holds a value that is not \"sliding_attention\" "
-                               "or \"full_attention\"");
-            m->window_layers += strcmp(t, "sliding_attention") == 0;
-        }
-    } else {
-        m->window_layers = (m->layers + 1) / 2;
-    }
+    TRY(layer_types_windows(h, m, &found));
+    if (!found) m->window_layers = (m->layers + 1) / 2;
     return PT_OK;
 }
 
