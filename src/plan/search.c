@@ -193,22 +193,101 @@ static int gbs_list(const pt_search_opts *o, int64_t unit, int64_t *out, int max
     return n;
 }
 
-/* Uneven pipelines worth pricing next to the even split: the first and/or the
- * last stage give up layers to the middle ones (whose count must stay
- * whole), so the embedding, the logits and the first stage's extra
- * in-flight activations can be balanced (Megatron's
- * --decoder-first/last-pipeline-num-layers).  Returns how many were set. */
-static int uneven_variants(int64_t layers, int pp, int out[8][2])
+/* Whether pp_first=f pp_last=l (0: as the middle stages) is a layout
+ * Megatron-LM can run: the stages between them take the rest of the layers
+ * evenly and every stage holds at least one (pt_strategy_check's rule;
+ * Megatron's --decoder-first/last-pipeline-num-layers, whose remaining layers
+ * must divide by the remaining stages, megatron/training/arguments.py). */
+static int layout_ok(int64_t layers, int pp, int64_t f, int64_t l)
 {
-    int n = 0;
+    int64_t nmid = pp - (f > 0) - (l > 0), rest = layers - f - l;
+    if (pp < 2 || (f == 0 && l == 0) || f < 0 || l < 0) return 0;
+    if (nmid == 0) return rest == 0;
+    return rest >= nmid && rest % nmid == 0;
+}
+
+/* Adds (f, l) to out[0..n) unless it is there, invalid or out is full. */
+static int add_layout(int out[][2], int n, int max, int64_t layers, int pp, int64_t f, int64_t l)
+{
+    if (n >= max || !layout_ok(layers, pp, f, l)) return n;
+    for (int i = 0; i < n; i++)
+        if (out[i][0] == f && out[i][1] == l) return n;
+    out[n][0] = (int)f;
+    out[n][1] = (int)l;
+    return n + 1;
+}
+
+#define UNEVEN_MAX 32
+
+/* Uneven pipelines worth pricing, next to the even split when pp divides
+ * the layers and instead of it when it does not.
+ *
+ * pp dividing the layers: the first and/or the last stage give up layers to
+ * the middle ones (whose count must stay whole), so the embedding, the
+ * logits and the first stage's extra in-flight activations can be
+ * balanced.
+ *
+ * pp not dividing them (Llama 3.1 405B's 126 layers on 8 stages): the
+ * middle pp-2 stages take mid = ceil(layers/pp) or one more layer each and
+ * the first and last split what is left, either way round (126 on 8: 15
+ * 16x6 15 and 12 17x6 12; DeepSeek-V3's 61 on 8: 7|6 8x6 6|7 and 4|3 9x6
+ * 3|4): the most even layout, and one that takes a layer more off the
+ * ends (the embedding, the logits, the first stage's in-flight
+ * activations).  With pp=2 the two stages split the layers as evenly as
+ * they can, or one more apart.  At most four layouts per pp: DeepSeek-V3,
+ * whose 61 layers no pp divides, searches about 3.5 times the candidates it
+ * did with its one MoE layout (pt_strategy_moe_layout, the first of these).
+ *
+ * A --space or --fix list of pp_first/pp_last values is tried as given
+ * (with the other key from the same rules, or 0), so a layout the user
+ * names is priced even where these rules would not reach it.  Returns how
+ * many layouts were set. */
+static int uneven_variants(int64_t layers, int pp, const pt_space *sp, int out[UNEVEN_MAX][2])
+{
+    int n = 0, pf = sp->kind[PT_D_PP_FIRST] == 1, pl = sp->kind[PT_D_PP_LAST] == 1;
     int64_t lm;
-    if (pp < 2 || layers % pp) return 0;
+    if (pp < 2) return 0;
+    if (pf || pl) {
+        int64_t ceil_mid = (layers + pp - 1) / pp;
+        int nf = pf ? sp->n[PT_D_PP_FIRST] : 1, nl = pl ? sp->n[PT_D_PP_LAST] : 1;
+        for (int i = 0; i < nf; i++)
+            for (int k = 0; k < nl; k++) {
+                int64_t f = pf ? sp->v[PT_D_PP_FIRST][i] : 0, l = pl ? sp->v[PT_D_PP_LAST][k] : 0;
+                if (pf && pl) {
+                    n = add_layout(out, n, UNEVEN_MAX, layers, pp, f, l);
+                    continue;
+                }
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, f, l); /* the other key 0 */
+                for (int64_t mid = ceil_mid; mid <= ceil_mid + 2 && pp > 2; mid++) {
+                    int64_t other = layers - (pf ? f : l) - (int64_t)(pp - 2) * mid;
+                    n = add_layout(out, n, UNEVEN_MAX, layers, pp, pf ? f : other, pf ? other : l);
+                }
+            }
+        return n;
+    }
+    if (layers % pp) {
+        if (pp == 2) {
+            for (int64_t k = 0; k <= 1; k++) {
+                int64_t a = (layers - 1) / 2 - k;
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, a, layers - a);
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, layers - a, a);
+            }
+            return n;
+        }
+        for (int64_t mid = (layers + pp - 1) / pp, j = 0; j <= 1; j++, mid++) {
+            int64_t rest = layers - (int64_t)(pp - 2) * mid;
+            if (rest < 2) break;
+            n = add_layout(out, n, UNEVEN_MAX, layers, pp, rest - rest / 2, rest / 2);
+            n = add_layout(out, n, UNEVEN_MAX, layers, pp, rest / 2, rest - rest / 2);
+        }
+        return n;
+    }
     lm = layers / pp;
     if (pp == 2) {
         for (int k = 1; k <= 2; k++)
             if (lm - k >= 1) {
-                out[n][0] = (int)(lm - k), out[n][1] = (int)(lm + k), n++;
-                out[n][0] = (int)(lm + k), out[n][1] = (int)(lm - k), n++;
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, lm - k, lm + k);
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, lm + k, lm - k);
             }
         return n;
     }
@@ -219,9 +298,7 @@ static int uneven_variants(int64_t layers, int pp, int out[8][2])
             int64_t a = pairs[k][0], b = pairs[k][1];
             if (k == 2 && (s % 2 || s < 2)) continue;
             if (lm - a < 1 || lm - b < 1) continue;
-            out[n][0] = (int)(lm - a);
-            out[n][1] = (int)(lm - b);
-            n++;
+            n = add_layout(out, n, UNEVEN_MAX, layers, pp, lm - a, lm - b);
         }
     }
     return n;
@@ -258,15 +335,14 @@ static void price_tree(worker *w, const pt_model *m, const pt_cluster *c, const 
     while (nhi > 0) divs[ndiv++] = his[--nhi]; /* ascending */
     for (int id = 0; id < ndiv; id++) {
         int64_t model = (int64_t)tp * cp * divs[id], dp, gl[64];
-        int ng, lf = 0, ll = 0, moe_layout = 0, pp = (int)divs[id];
+        int ng, nv, var[UNEVEN_MAX][2], pp = (int)divs[id];
         if (divs[id] > m->layers) break;
         if (c->devices % model) continue;
-        if (m->layers % pp) {
-            /* a MoE model's uneven split (src/strategy), one stage per rank */
-            if (!pt_strategy_moe_layout(m, pp, &lf, &ll)) continue;
-            moe_layout = 1;
-        }
         if (!pt_space_allows(sp, PT_D_PP, pp)) continue;
+        /* the stage layouts: the even split where pp divides the layers,
+         * and the uneven ones Megatron allows (uneven_variants) */
+        nv = uneven_variants(m->layers, pp, sp, var);
+        if (m->layers % pp && nv == 0) continue;
         dp = c->devices / model;
         if (!pt_space_allows(sp, PT_D_DP, dp)) continue;
         /* the expert grid: ep*etp divides tp*cp*dp */
@@ -279,20 +355,11 @@ static void price_tree(worker *w, const pt_model *m, const pt_cluster *c, const 
             if (!pt_space_allows(sp, PT_D_GBS, gl[g])) continue;
             st.gbs = gl[g];
             for (int vpp = 1; vpp <= 16; vpp++) {
-                int var[8][2], nv;
-                if (vpp > 1 && (pp == 1 || moe_layout || m->layers % ((int64_t)pp * vpp))) continue;
+                if (vpp > 1 && (pp == 1 || m->layers % ((int64_t)pp * vpp))) continue;
                 if (!pt_space_allows(sp, PT_D_VPP, vpp)) continue;
                 st.vpp = vpp;
-                if (moe_layout) {
-                    st.pp_first = lf;
-                    st.pp_last = ll;
-                    if (pt_space_allows(sp, PT_D_PP_FIRST, lf) && pt_space_allows(sp, PT_D_PP_LAST, ll))
-                        inner(w, &st, &pr, mb);
-                    st.pp_first = st.pp_last = 0;
-                    continue;
-                }
-                nv = vpp == 1 ? uneven_variants(m->layers, pp, var) : 0;
-                for (int u = -1; u < nv; u++) {
+                /* uneven stages run with one stage per rank (vpp=1) */
+                for (int u = m->layers % pp ? 0 : -1; u < (vpp == 1 ? nv : 0); u++) {
                     st.pp_first = u < 0 ? 0 : var[u][0];
                     st.pp_last = u < 0 ? 0 : var[u][1];
                     if (!pt_space_allows(sp, PT_D_PP_FIRST, st.pp_first) ||
