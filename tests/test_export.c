@@ -236,6 +236,10 @@ static void test_deepspeed_offload_params(void **state)
     z = json_object_get(j, "zero_optimization");
     assert_string_equal(json_string_value(json_object_get(json_object_get(z, "offload_param"),
                                                           "device")), "cpu");
+    /* offload=params keeps the optimizer on the host too (ZeRO-Infinity),
+     * as the cost model prices it: offload_optimizer is written with it */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(z, "offload_optimizer"),
+                                                          "device")), "cpu");
     assert_false(json_is_true(json_object_get(json_object_get(j, "activation_checkpointing"),
                                               "partition_activations")));
     json_decref(j);

@@ -182,6 +182,9 @@ static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job, co
             gib(p->cost.mem.gradients), gib(p->cost.mem.optimizer), gib(p->cost.mem.activations),
             gib(p->cost.mem.other));
     pt_nearmiss_explain(m, c, job, p, &nm);
+    if (nm.ntries == 0)
+        fprintf(stderr, "  no single change of recompute=full, mbs=1, zero=3, offload=optimizer or "
+                "zero=3 offload=params needs less memory\n");
     for (int i = 0; i < nm.ntries; i++)
         fprintf(stderr, "  with %-22s %6.1f GiB%s\n", nm.tries[i].change, gib(nm.tries[i].cost.mem.total),
                 nm.tries[i].cost.fits ? "  (fits, outside the space searched)" : "");

@@ -417,7 +417,11 @@ static pt_status export_deepspeed(const pt_model *m, const pt_cluster *c, const 
         assert(st->zero >= 1); /* CPU optimizer offload: ZeRO stages 1, 2, 3 */
         json_object_set_new(z, "offload_optimizer", ds_offload());
     } else if (st->offload == PT_OFF_PARAMS) {
-        assert(st->zero == 3); /* offload_param: ZeRO-3 only */
+        /* offload_param: ZeRO-3 only.  Partita's offload=params keeps the
+         * optimizer on the host as well (ZeRO-Infinity; the cost model
+         * prices CPU Adam and no device optimizer states), so both go */
+        assert(st->zero == 3);
+        json_object_set_new(z, "offload_optimizer", ds_offload());
         json_object_set_new(z, "offload_param", ds_offload());
     }
     json_object_set_new(root, "zero_optimization", z);

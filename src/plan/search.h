@@ -84,8 +84,9 @@ void pt_search_free(pt_search_result *r);
 /* When nothing fits (r->have_miss, r->n == 0): each single change that
  * cuts the nearest miss's memory (recompute=full, mbs=1, zero=3,
  * offload=optimizer, zero=3 offload=params; src/plan/nearmiss.c says why
- * these), priced, where it gives a valid strategy; and the devices the
- * model's weights, gradients and Adam states alone need fully sharded. */
+ * these), priced, where it gives a valid strategy that differs from the
+ * miss and needs less memory than it (miss->cost priced); and the devices
+ * the model's weights, gradients and Adam states alone need fully sharded. */
 #define PT_NEARMISS_TRIES 5
 typedef struct pt_nearmiss_try {
     const char *change;      /* "zero=3 offload=params" (static text)       */
