@@ -284,6 +284,63 @@ static void test_uneven_not_dividing(void **state)
     pt_search_free(&r);
 }
 
+/* Nothing left to price: the search counts, per rule, the values it refused
+ * while enumerating, so `plan` can name the rule.  llama3-8b (32 layers) on
+ * 16 H100, gbs 64: vpp=3 with pp=8 needs 24 | 32, which fails; zero=1 with
+ * offload=params breaks "offload=params needs zero=3" for every candidate;
+ * tp=3 does not divide 16.  Each is the rule with the most refusals or among
+ * them, and the rule's text names the model's numbers. */
+static void test_refusal_rules(void **state)
+{
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
+    pt_job j = th_job(4096, 64, 1);
+    static const struct {
+        const char *fix;
+        int rule;
+        int top;   /* 1: the rule with the most refusals */
+    } cases[] = {
+        {"pp=8 vpp=3", PT_RULE_VPP, 0},
+        {"zero=1 offload=params", PT_RULE_OFFLOAD, 1},
+        {"tp=3", PT_RULE_DEVICES, 1},
+        {"pp=4 cp=3", PT_RULE_DEVICES, 1},
+        {"schedule=dualpipe pp=1", PT_RULE_SCHEDULE, 1},
+    };
+    char text[256];
+    pt_diag d;
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt_search_opts o = th_search_opts(5, 2, 64);
+        pt_search_result r;
+        int64_t most = 0;
+        assert_int_equal(pt_space_parse(cases[i].fix, "--fix", &o.space, &d), PT_OK);
+        assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+        assert_int_equal(r.n, 0);
+        assert_int_equal(r.evaluated, 0);
+        assert_false(r.have_miss);
+        for (int k = 0; k < PT_RULE_COUNT; k++)
+            if (r.refused[k] > most) most = r.refused[k];
+        if (r.refused[cases[i].rule] == 0) fail_msg("--fix %s: rule %d not counted", cases[i].fix, cases[i].rule);
+        if (cases[i].top) assert_true(r.refused[cases[i].rule] == most);
+        pt_search_free(&r);
+    }
+    /* a search that prices something refuses no value it could have tried */
+    {
+        pt_search_opts o = th_search_opts(5, 2, 64);
+        pt_search_result r;
+        assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+        assert_true(r.n > 0);
+        assert_int_equal(r.refused[PT_RULE_OFFLOAD], 0); /* zero and offload open */
+        pt_search_free(&r);
+    }
+    pt_search_rule_describe(PT_RULE_VPP, &m, &c, &j, text, sizeof text);
+    assert_non_null(strstr(text, "num_layers=32"));
+    pt_search_rule_describe(PT_RULE_DEVICES, &m, &c, &j, text, sizeof text);
+    assert_non_null(strstr(text, "16 devices"));
+    pt_search_rule_describe(PT_RULE_TP_SHAPE, &m, &c, &j, text, sizeof text);
+    assert_non_null(strstr(text, "num_key_value_heads=8"));
+}
+
 /* A MoE model: Qwen3-235B-A22B on 64 H100 (8 nodes of 8 on NVLink, 50 GB/s
  * per GPU of InfiniBand between them) must shard its 128 experts (235B
  * parameters do not fit otherwise).  The search keeps the expert-parallel
@@ -355,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_gbs_range),
         cmocka_unit_test(test_uneven_stages),
         cmocka_unit_test(test_uneven_not_dividing),
+        cmocka_unit_test(test_refusal_rules),
         cmocka_unit_test(test_moe_ep_inside_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

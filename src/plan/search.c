@@ -46,6 +46,7 @@ typedef struct worker {
     const int (*pairs)[2];
     /* results */
     int64_t evaluated, priced, pruned, fitting;
+    int64_t refused[PT_RULE_COUNT];
     pt_plan *heap; /* min-heap on `better`: the worst kept at [0] */
     int n;
     int have_miss;
@@ -147,20 +148,38 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
     note_slots(w, &p);
 }
 
+/* Counts a refusal by rule r of a value of dimension dim, when the space
+ * names that dimension (dim < 0: always). */
+static void refused(int64_t *counts, const pt_space *sp, int r, int dim)
+{
+    if (dim < 0 || sp->kind[dim] != 0) counts[r]++;
+}
+
 /* Schedules, ZeRO stages and offloads for one (tp, cp, pp, dp, vpp, mbs, gbs). */
 static void inner(worker *w, pt_strategy *st, const pt_cost_prep *pr, int64_t mb)
 {
     static const pt_schedule flat[] = {PT_SCHED_1F1B, PT_SCHED_GPIPE, PT_SCHED_ZBH1, PT_SCHED_DUALPIPE};
+    const pt_space *sp = &w->o->space;
     pt_schedule cand[4];
     int ns = 0;
     if (st->vpp == 1) {
         for (int i = 0; i < 4; i++) {
-            if (st->pp == 1 && i > 0) break;            /* no pipeline: one schedule */
-            if (flat[i] == PT_SCHED_DUALPIPE && (st->pp % 2 || mb % 2 || st->pp_first)) continue;
+            if (st->pp == 1 && i > 0) { /* no pipeline: one schedule */
+                if (pt_space_allows(sp, PT_D_SCHEDULE, flat[i]) && flat[i] != PT_SCHED_GPIPE)
+                    refused(w->refused, sp, PT_RULE_SCHEDULE, PT_D_SCHEDULE);
+                continue;
+            }
+            if (flat[i] == PT_SCHED_DUALPIPE && (st->pp % 2 || mb % 2 || st->pp_first)) {
+                if (pt_space_allows(sp, PT_D_SCHEDULE, flat[i]))
+                    refused(w->refused, sp, PT_RULE_SCHEDULE, PT_D_SCHEDULE);
+                continue;
+            }
             cand[ns++] = flat[i];
         }
     } else {
         if (mb % st->pp == 0) cand[ns++] = PT_SCHED_INTERLEAVED;
+        else if (pt_space_allows(sp, PT_D_SCHEDULE, PT_SCHED_INTERLEAVED))
+            refused(w->refused, sp, PT_RULE_SCHEDULE, PT_D_SCHEDULE);
         if (st->vpp == 2) cand[ns++] = PT_SCHED_ZBV;
     }
     for (int s = 0; s < ns; s++) {
@@ -168,8 +187,11 @@ static void inner(worker *w, pt_strategy *st, const pt_cost_prep *pr, int64_t mb
         for (int z = 0; z <= 3; z++) {
             st->zero = z;
             for (int off = 0; off <= 2; off++) {
-                if (off == PT_OFF_OPTIMIZER && z < 1) continue;
-                if (off == PT_OFF_PARAMS && z != 3) continue;
+                if ((off == PT_OFF_OPTIMIZER && z < 1) || (off == PT_OFF_PARAMS && z != 3)) {
+                    if (pt_space_allows(sp, PT_D_ZERO, z) && pt_space_allows(sp, PT_D_OFFLOAD, off))
+                        refused(w->refused, sp, PT_RULE_OFFLOAD, PT_D_OFFLOAD);
+                    continue;
+                }
                 st->offload = (pt_offload)off;
                 consider(w, st, pr);
             }
@@ -333,30 +355,46 @@ static void price_tree(worker *w, const pt_model *m, const pt_cluster *c, const 
             if (q * q != rest && nhi < 1024) his[nhi++] = rest / q;
         }
     while (nhi > 0) divs[ndiv++] = his[--nhi]; /* ascending */
+    if (sp->kind[PT_D_PP] == 1) /* a pp named by --fix/--space that is no divisor */
+        for (int i = 0; i < sp->n[PT_D_PP]; i++)
+            if (sp->v[PT_D_PP][i] < 1 || rest % sp->v[PT_D_PP][i]) w->refused[PT_RULE_DEVICES]++;
     for (int id = 0; id < ndiv; id++) {
         int64_t model = (int64_t)tp * cp * divs[id], dp, gl[64];
         int ng, nv, var[UNEVEN_MAX][2], pp = (int)divs[id];
-        if (divs[id] > m->layers) break;
         if (c->devices % model) continue;
         if (!pt_space_allows(sp, PT_D_PP, pp)) continue;
+        if (divs[id] > m->layers) {
+            refused(w->refused, sp, PT_RULE_PP_LAYERS, PT_D_PP);
+            continue;
+        }
         /* the stage layouts: the even split where pp divides the layers,
          * and the uneven ones Megatron allows (uneven_variants) */
         nv = uneven_variants(m->layers, pp, sp, var);
-        if (m->layers % pp && nv == 0) continue;
+        if (m->layers % pp && nv == 0) {
+            refused(w->refused, sp, PT_RULE_PP_LAYERS, -1);
+            continue;
+        }
         dp = c->devices / model;
         if (!pt_space_allows(sp, PT_D_DP, dp)) continue;
         /* the expert grid: ep*etp divides tp*cp*dp */
-        if (((int64_t)tp * cp * dp) % ((int64_t)ep * etp)) continue;
+        if (((int64_t)tp * cp * dp) % ((int64_t)ep * etp)) {
+            refused(w->refused, sp, PT_RULE_EXPERTS, -1);
+            continue;
+        }
         st.pp = pp;
         st.dp = (int)dp;
         ng = gbs_list(w->o, (int64_t)mbs * dp, gl, 64);
+        if (ng == 0) refused(w->refused, sp, PT_RULE_GBS, -1);
         for (int g = 0; g < ng; g++) {
             int64_t mb = gl[g] / ((int64_t)mbs * dp);
             if (!pt_space_allows(sp, PT_D_GBS, gl[g])) continue;
             st.gbs = gl[g];
             for (int vpp = 1; vpp <= 16; vpp++) {
-                if (vpp > 1 && (pp == 1 || m->layers % ((int64_t)pp * vpp))) continue;
                 if (!pt_space_allows(sp, PT_D_VPP, vpp)) continue;
+                if (vpp > 1 && (pp == 1 || m->layers % ((int64_t)pp * vpp))) {
+                    refused(w->refused, sp, PT_RULE_VPP, PT_D_VPP);
+                    continue;
+                }
                 st.vpp = vpp;
                 /* uneven stages run with one stage per rank (vpp=1) */
                 for (int u = m->layers % pp ? 0 : -1; u < (vpp == 1 ? nv : 0); u++) {
@@ -385,13 +423,27 @@ static void *work(void *arg)
         for (int mbs = 1; mbs <= 512; mbs++) {
             int odd = mbs;
             while (odd % 2 == 0) odd /= 2;
-            if (odd != 1 && odd != 3) continue; /* 2^a and 3*2^a: the sizes people run */
+            /* 2^a and 3*2^a: the sizes people run, and any --fix/--space lists */
+            if (odd != 1 && odd != 3 && sp->kind[PT_D_MBS] != 1) continue;
             if (!pt_space_allows(sp, PT_D_MBS, mbs)) continue;
-            if (w->o->gbs_lo == w->o->gbs_hi && (w->o->gbs_hi % mbs)) continue;
-            if (mbs > w->o->gbs_hi) break;
-            for (int spv = 0; spv <= (tp > 1); spv++) {
+            if (mbs > w->o->gbs_hi) {
+                refused(w->refused, sp, PT_RULE_GBS, PT_D_MBS);
+                continue;
+            }
+            if (w->o->gbs_lo == w->o->gbs_hi && (w->o->gbs_hi % mbs)) {
+                refused(w->refused, sp, PT_RULE_GBS, PT_D_MBS);
+                continue;
+            }
+            for (int spv = 0; spv <= 1; spv++) {
                 if (!pt_space_allows(sp, PT_D_SP, spv)) continue;
-                if (spv && (job->seq_len / cp) % tp) continue;
+                if (spv && tp == 1) { /* sp=1 needs tp > 1 */
+                    refused(w->refused, sp, PT_RULE_SP, PT_D_SP);
+                    continue;
+                }
+                if (spv && (job->seq_len / cp) % tp) {
+                    refused(w->refused, sp, PT_RULE_SP, -1);
+                    continue;
+                }
                 for (int rc = 0; rc <= 2; rc++) {
                     if (!pt_space_allows(sp, PT_D_RECOMPUTE, rc)) continue;
                     /* with flash attention selective recompute has nothing left
@@ -401,16 +453,25 @@ static void *work(void *arg)
                         sp->kind[PT_D_RECOMPUTE] == 0)
                         continue;
                     /* Megatron: a MoE model with tp > 1 needs sequence parallelism */
-                    if (m->experts > 0 && tp > 1 && !spv) continue;
+                    if (m->experts > 0 && tp > 1 && !spv) {
+                        refused(w->refused, sp, PT_RULE_SP, -1);
+                        continue;
+                    }
                     /* experts: etp dividing tp (Megatron allows any etp; these
                      * are the ones its recipes and torchtitan use), ep dividing
                      * the expert count; a dense model has ep=1, etp=tp */
                     for (int etp = 1; etp <= tp; etp++) {
-                        if (m->experts == 0 ? etp != tp : (tp % etp || m->moe_ffn % etp)) continue;
                         if (!pt_space_allows(sp, PT_D_ETP, etp)) continue;
+                        if (m->experts == 0 ? etp != tp : (tp % etp || m->moe_ffn % etp)) {
+                            refused(w->refused, sp, PT_RULE_EXPERTS, PT_D_ETP);
+                            continue;
+                        }
                         for (int ep = 1; ep <= (m->experts > 0 ? m->experts : 1) && ep <= c->devices; ep++) {
-                            if (m->experts > 0 && m->experts % ep) continue;
                             if (!pt_space_allows(sp, PT_D_EP, ep)) continue;
+                            if (m->experts > 0 && m->experts % ep) {
+                                refused(w->refused, sp, PT_RULE_EXPERTS, PT_D_EP);
+                                continue;
+                            }
                             price_tree(w, m, c, job, sp, tp, cp, mbs, spv, rc, ep, etp);
                         }
                     }
@@ -480,14 +541,26 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
     }
     /* (tp, cp) pairs the model and the cluster allow */
     for (int tp = 1; tp <= 512; tp++) {
-        if (m->heads % tp || m->kv_heads % tp || c->devices % tp) continue;
-        if ((m->experts == 0 || m->dense_layers > 0) && m->ffn % tp) continue;
-        if (m->experts > 0 && m->shared_ffn % tp) continue;
         if (!pt_space_allows(sp, PT_D_TP, tp)) continue;
+        if (c->devices % tp) {
+            refused(r->refused, sp, PT_RULE_DEVICES, PT_D_TP);
+            continue;
+        }
+        if (m->heads % tp || m->kv_heads % tp || ((m->experts == 0 || m->dense_layers > 0) && m->ffn % tp) ||
+            (m->experts > 0 && m->shared_ffn % tp)) {
+            refused(r->refused, sp, PT_RULE_TP_SHAPE, -1);
+            continue;
+        }
         for (int cp = 1; cp <= 256; cp++) {
-            if (c->devices % ((int64_t)tp * cp)) continue;
-            if (cp > 1 && job->seq_len % (2 * (int64_t)cp)) continue;
             if (!pt_space_allows(sp, PT_D_CP, cp)) continue;
+            if (c->devices % ((int64_t)tp * cp)) {
+                refused(r->refused, sp, PT_RULE_DEVICES, PT_D_CP);
+                continue;
+            }
+            if (cp > 1 && job->seq_len % (2 * (int64_t)cp)) {
+                refused(r->refused, sp, PT_RULE_CP_SEQ, -1);
+                continue;
+            }
             if (npairs < 4096) {
                 pairs[npairs][0] = tp;
                 pairs[npairs][1] = cp;
@@ -564,6 +637,7 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                 r->priced += w[i].priced;
                 r->pruned += w[i].pruned;
                 r->fitting += w[i].fitting;
+                for (int k = 0; k < PT_RULE_COUNT; k++) r->refused[k] += w[i].refused[k];
                 if (w[i].have_miss && (!r->have_miss || closer(&w[i].miss, &r->miss))) {
                     r->miss = w[i].miss;
                     r->have_miss = 1;
@@ -596,4 +670,49 @@ void pt_search_free(pt_search_result *r)
     free(r->plans);
     r->plans = NULL;
     r->n = 0;
+}
+
+void pt_search_rule_describe(int r, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                             char *buf, size_t n)
+{
+    switch (r) {
+    case PT_RULE_TP_SHAPE:
+        snprintf(buf, n, "tp must divide num_attention_heads=%lld, num_key_value_heads=%lld and the "
+                 "MLP width %lld", (long long)m->heads, (long long)m->kv_heads,
+                 (long long)(m->experts > 0 && m->dense_layers == 0 ? m->shared_ffn : m->ffn));
+        break;
+    case PT_RULE_DEVICES:
+        snprintf(buf, n, "tp*cp*pp must divide the %lld devices", (long long)c->devices);
+        break;
+    case PT_RULE_CP_SEQ:
+        snprintf(buf, n, "cp: seq_len=%lld must be a multiple of 2*cp", (long long)job->seq_len);
+        break;
+    case PT_RULE_PP_LAYERS:
+        snprintf(buf, n, "pp: num_layers=%lld must give every stage a layer, the middle stages an "
+                 "even share", (long long)m->layers);
+        break;
+    case PT_RULE_VPP:
+        snprintf(buf, n, "vpp: pp*vpp must divide num_layers=%lld (and vpp > 1 needs pp > 1)",
+                 (long long)m->layers);
+        break;
+    case PT_RULE_EXPERTS:
+        snprintf(buf, n, "experts: ep must divide the %lld experts, etp tp and the expert width, "
+                 "ep*etp tp*cp*dp", (long long)m->experts);
+        break;
+    case PT_RULE_SP:
+        snprintf(buf, n, "sp: sequence parallelism needs tp > 1 and seq_len/cp a multiple of tp; "
+                 "a MoE model with tp > 1 needs it");
+        break;
+    case PT_RULE_GBS:
+        snprintf(buf, n, "gbs: the global batch must be a multiple of mbs*dp");
+        break;
+    case PT_RULE_SCHEDULE:
+        snprintf(buf, n, "schedule: interleaved needs micro-batches a multiple of pp, dualpipe an "
+                 "even pp and micro-batch count and even stages, pp=1 runs 1f1b");
+        break;
+    case PT_RULE_OFFLOAD:
+        snprintf(buf, n, "offload: offload=optimizer needs zero>=1, offload=params zero=3");
+        break;
+    default: snprintf(buf, n, "rule %d", r); break;
+    }
 }
