@@ -3,9 +3,12 @@
  * the best K kept (SPEC section 1, `partita plan`).
  *
  * Enumeration covers tp, cp, pp (dp is what is left), vpp, mbs, gbs (when a
- * range is given), sp, zero, recompute, schedule, offload and, for a
+ * range is given), sp, zero, recompute, schedule, offload, uneven first and
+ * last stages (beside the even split where pp divides the layers, instead of
+ * it where pp does not; search.c uneven_variants) and, for a
  * mixture-of-experts model, ep and etp (etp dividing tp), generating only
- * strategies that pass the rules of src/strategy.  Per-layer costs are prepared
+ * strategies that pass the rules of src/strategy, and counting per rule the
+ * values the rules refuse (pt_search_rule).  Per-layer costs are prepared
  * once per (mbs, tp, cp, sp, recompute, ep, etp) and reused over the rest (cost.h);
  * each candidate's memory is computed before its time and one that does not
  * fit is not priced (it may still be the nearest miss).  Threads take the
