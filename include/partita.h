@@ -109,6 +109,26 @@ typedef struct pt_model {
      * attend to the last `window` tokens only. */
     int64_t window;       /* e.g. 128 (0: none)                              */
     int64_t window_layers;/* e.g. 18                                         */
+    /* Rotary position embedding, as the config gives it (rope_theta and
+     * rope_scaling, or transformers' newer rope_parameters).  They change
+     * neither parameters nor FLOPs; the Megatron export writes them. */
+    double rope_theta;    /* e.g. 500000 (Llama 3.1), 1e6 (Qwen2.5); 0: no rotary */
+    char rope_type[16];   /* rope_scaling's rope_type: "llama3", "yarn", "linear", "dynamic", ...; "" none */
+    double rope_factor;   /* e.g. 8 (Llama 3.1), 40 (DeepSeek-V3)            */
+    int64_t rope_orig_max;/* original_max_position_embeddings, e.g. 8192 (0: not given) */
+    double rope_low_freq, rope_high_freq; /* llama3: low/high_freq_factor, e.g. 1 and 4 */
+    double rope_mscale, rope_mscale_all_dim; /* yarn (DeepSeek): e.g. 1 and 1 */
+    /* MoE router (all 0 for softmax top-k routing with the top-k weights
+     * renormalised, Mixtral's).  DeepSeek-V3: sigmoid scores, a learned bias
+     * per expert for aux-loss-free balancing, weights scaled by 2.5, 8 groups
+     * of which a token may use 4. */
+    int router_sigmoid;      /* scoring_func "sigmoid": 1, "softmax": 0      */
+    int router_expert_bias;  /* topk_method "noaux_tc" (e_score_correction_bias): 1 */
+    int router_pre_softmax;  /* softmax over every expert, top-k weights not
+                                renormalised (norm_topk_prob false): 1       */
+    double router_topk_scale;/* routed_scaling_factor, e.g. 2.5 (0: none)    */
+    int64_t router_groups;   /* n_group, e.g. 8 (0: no group-limited routing) */
+    int64_t router_group_topk; /* topk_group, e.g. 4                         */
 } pt_model;
 
 /* Parameter count of the whole model (embeddings, layers, final norm); for a

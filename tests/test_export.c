@@ -236,6 +236,10 @@ static void test_deepspeed_offload_params(void **state)
     z = json_object_get(j, "zero_optimization");
     assert_string_equal(json_string_value(json_object_get(json_object_get(z, "offload_param"),
                                                           "device")), "cpu");
+    /* offload=params keeps the optimizer on the host too (ZeRO-Infinity),
+     * as the cost model prices it: offload_optimizer is written with it */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(z, "offload_optimizer"),
+                                                          "device")), "cpu");
     assert_false(json_is_true(json_object_get(json_object_get(j, "activation_checkpointing"),
                                               "partition_activations")));
     json_decref(j);
@@ -295,7 +299,7 @@ static void test_torchtitan_ddp_interleaved(void **state)
 /* torchtitan FSDP + CP + CPU offload, no pipeline. */
 static void test_torchtitan_cp_offload(void **state)
 {
-    setup s = make("llama3-8b", "dgx-h100", 16, "cp=2 zero=3 offload=optimizer", 64, 8192, PT_BF16);
+    setup s = make("llama3-8b", "dgx-h100", 16, "cp=2 zero=3 offload=params", 64, 8192, PT_BF16);
     char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
     (void)state;
     assert_int_equal(toml_int(out, "context_parallel_degree"), 2);
@@ -733,6 +737,128 @@ static void test_engine_refusals(void **state)
     assert_string_equal(pt_engine_label(PT_ENGINE_ANY), "any");
 }
 
+/* ---- rotary, sliding windows, router, torchtitan offload (issue 14) ------------------ */
+
+/* A model from a Hugging Face config, with a strategy resolved for it. */
+static setup make_hf(const char *config, const char *strategy, int64_t n)
+{
+    setup s;
+    pt_diag d;
+    memset(&s, 0, sizeof s);
+    if (pt_hf_parse(config, "config.json", &s.m, &d) != PT_OK) fail_msg("config refused: %s", d.msg);
+    s.c = th_cluster("dgx-h100", n);
+    s.j = th_job(4096, 64, 1);
+    s.st = th_strategy(strategy, &s.m, &s.c, &s.j);
+    return s;
+}
+
+/* Llama 3.1's base 500000 and llama3 scaling by 8 (its config.json); Llama 2
+ * keeps Megatron's default base 10000, so no flag; DeepSeek-V3's router
+ * (sigmoid scores, 8 groups choosing 4, weights x2.5, aux-loss-free expert
+ * bias with the sequence-wise loss) and yarn from 4096 by 40 with mscale 1
+ * (its config.json; the flag names are arguments.py's _add_moe_args and
+ * _add_mla_args). */
+static void test_megatron_rope_and_router(void **state)
+{
+    setup s = make("llama3.1-405b", "dgx-h100", 512, "tp=8 pp=8 pp_first=15 pp_last=15 zero=1", 512, 8192,
+                   PT_BF16);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--rotary-base 500000 \\\n"));
+    assert_non_null(strstr(out, "--use-rope-scaling \\\n  --rope-scaling-factor 8 \\\n"));
+    assert_non_null(strstr(out, "--decoder-first-pipeline-num-layers 15 \\\n"));
+    assert_null(strstr(out, "--moe-router"));
+    free(out);
+    s = make("llama2-7b", "dgx-h100", 64, "tp=2 zero=1", 512, 4096, PT_BF16);
+    out = export_ok(PT_EXPORT_MEGATRON, &s);
+    assert_null(strstr(out, "--rotary-base"));
+    assert_null(strstr(out, "rope-scaling"));
+    free(out);
+    s = make("deepseek-v3", "dgx-h100", 1024, "tp=2 pp=16 ep=8 etp=1 zero=1", 4096, 4096, PT_BF16);
+    out = export_ok(PT_EXPORT_MEGATRON, &s);
+    assert_non_null(strstr(out, "--moe-router-score-function sigmoid \\\n"));
+    assert_non_null(strstr(out, "--moe-router-num-groups 8 \\\n  --moe-router-group-topk 4 \\\n"));
+    assert_non_null(strstr(out, "--moe-router-topk-scaling-factor 2.5 \\\n"));
+    assert_non_null(strstr(out, "--moe-router-enable-expert-bias \\\n"));
+    assert_non_null(strstr(out, "--moe-router-load-balancing-type seq_aux_loss \\\n"));
+    assert_non_null(strstr(out, "--rotary-scaling-factor 40 \\\n  --mscale 1 \\\n  --mscale-all-dim 1 \\\n"));
+    assert_null(strstr(out, "--rotary-base")); /* 10000, Megatron's default */
+    assert_null(strstr(out, "--moe-router-pre-softmax"));
+    free(out);
+    /* Mixtral: softmax, renormalised top-2, the GShard loss, base 1e6 */
+    s = make("mixtral-8x7b", "dgx-h100", 64, "ep=8 zero=1", 256, 4096, PT_BF16);
+    out = export_ok(PT_EXPORT_MEGATRON, &s);
+    assert_non_null(strstr(out, "--moe-router-score-function softmax \\\n"));
+    assert_non_null(strstr(out, "--moe-router-load-balancing-type aux_loss \\\n"));
+    assert_non_null(strstr(out, "--rotary-base 1000000 \\\n"));
+    assert_null(strstr(out, "--moe-router-enable-expert-bias"));
+    free(out);
+}
+
+/* Hugging Face configs: Qwen2.5's base 1e6; a Mistral window of 4096 on every
+ * layer is (4095, 0) (the token and the 4095 before it); Qwen2 windows on the
+ * layers from max_window_layers on, DeepSeek-V2's top-k weights left
+ * unnormalised (pre-softmax), dynamic scaling and a llama3 scaling from other
+ * than 8192 positions are what Megatron's flags cannot say: refused. */
+static void test_megatron_hf_rope_window(void **state)
+{
+    static const char qwen25[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 3584, \"intermediate_size\": 18944, "
+        "\"num_hidden_layers\": 28, \"num_attention_heads\": 28, \"num_key_value_heads\": 4, \"vocab_size\": 152064, "
+        "\"max_position_embeddings\": 131072, \"rope_theta\": 1000000.0, \"use_sliding_window\": false, "
+        "\"sliding_window\": 131072, \"max_window_layers\": 28, \"tie_word_embeddings\": false}";
+    static const char mistral[] = "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+        "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32000, "
+        "\"max_position_embeddings\": 32768, \"rope_theta\": 10000.0, \"sliding_window\": 4096}";
+    static const char qwen2_part[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 1024, \"intermediate_size\": 4096, "
+        "\"num_hidden_layers\": 24, \"num_attention_heads\": 16, \"vocab_size\": 32000, "
+        "\"max_position_embeddings\": 32768, \"use_sliding_window\": true, \"sliding_window\": 2048, "
+        "\"max_window_layers\": 20}";
+    static const char dynamic[] = "{\"model_type\": \"llama\", \"hidden_size\": 1024, \"intermediate_size\": 4096, "
+        "\"num_hidden_layers\": 8, \"num_attention_heads\": 16, \"vocab_size\": 32000, "
+        "\"max_position_embeddings\": 8192, \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}}";
+    static const char l3_4k[] = "{\"model_type\": \"llama\", \"hidden_size\": 1024, \"intermediate_size\": 4096, "
+        "\"num_hidden_layers\": 8, \"num_attention_heads\": 16, \"vocab_size\": 32000, "
+        "\"max_position_embeddings\": 8192, \"rope_parameters\": {\"rope_theta\": 500000.0, \"rope_type\": \"llama3\", "
+        "\"factor\": 32.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, "
+        "\"original_max_position_embeddings\": 4096}}";
+    setup s = make_hf(qwen25, "tp=4 zero=1", 64);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--rotary-base 1000000 \\\n"));
+    assert_null(strstr(out, "--window-size"));
+    free(out);
+    s = make_hf(mistral, "tp=4 zero=1", 64);
+    out = export_ok(PT_EXPORT_MEGATRON, &s);
+    assert_non_null(strstr(out, "--window-size 4095,0 \\\n"));
+    assert_null(strstr(out, "--rotary-base"));
+    free(out);
+    s = make_hf(qwen2_part, "tp=2 zero=1", 16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "model", "4 of its 24 layers");
+    s = make_hf(dynamic, "tp=2 zero=1", 16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "rope_scaling", "\"dynamic\"");
+    s = make_hf(l3_4k, "tp=2 zero=1", 16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "rope_scaling", "8192 original positions");
+}
+
+/* torchtitan's enable_cpu_offload moves parameters, gradients and optimizer
+ * states to the host together (FSDP2 CPUOffloadPolicy): offload=params maps
+ * to it, offload=optimizer (the states alone) is refused. */
+static void test_torchtitan_offload_meaning(void **state)
+{
+    setup s = make("llama3-8b", "dgx-h100", 16, "zero=3 offload=optimizer", 64, 8192, PT_BF16);
+    char *out;
+    (void)state;
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "offload", "CPUOffloadPolicy");
+    s = make("llama3-8b", "dgx-h100", 16, "zero=3 offload=params", 64, 8192, PT_BF16);
+    out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    assert_non_null(strstr(out, "enable_cpu_offload = true\n"));
+    free(out);
+    s = make("llama3-8b", "dgx-h100", 16, "zero=3", 64, 8192, PT_BF16);
+    out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    assert_null(strstr(out, "enable_cpu_offload"));
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -761,6 +887,9 @@ int main(void)
         cmocka_unit_test(test_engine_plans_export),
         cmocka_unit_test(test_engine_any),
         cmocka_unit_test(test_engine_refusals),
+        cmocka_unit_test(test_megatron_rope_and_router),
+        cmocka_unit_test(test_megatron_hf_rope_window),
+        cmocka_unit_test(test_torchtitan_offload_meaning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

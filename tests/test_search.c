@@ -199,6 +199,148 @@ static void test_uneven_stages(void **state)
     pt_search_free(&r);
 }
 
+/* What test_uneven_not_dividing's on_fit sees: every layout of pp=8 that
+ * fits, and any fitting plan the strategy rules refuse. */
+typedef struct layouts {
+    const pt_model *m;
+    const pt_cluster *c;
+    const pt_job *j;
+    int n, seen[16][2];
+    int64_t invalid, fitting;
+} layouts;
+
+static void note_layout(const pt_plan *p, void *arg)
+{
+    layouts *L = arg;
+    pt_diag d;
+    int i;
+    L->fitting++;
+    if (pt_strategy_check(&p->st, L->m, L->c, L->j, &d) != PT_OK) L->invalid++;
+    if (p->st.pp != 8) return;
+    for (i = 0; i < L->n; i++)
+        if (L->seen[i][0] == p->st.pp_first && L->seen[i][1] == p->st.pp_last) return;
+    if (L->n < 16) {
+        L->seen[L->n][0] = p->st.pp_first;
+        L->seen[L->n][1] = p->st.pp_last;
+        L->n++;
+    }
+}
+
+/* Llama 3.1 405B has 126 layers, which no pp above 2 divides.  On 512 H100
+ * (gbs 1024, seq 4096) the search prices pp = 4, 8, 16, 32, 64 with uneven
+ * first and last stages, the middle ones even: for pp=8 the middle six take
+ * 16 or 17 layers and the ends split the rest, 15+15 or 12+12 (hand count:
+ * 126 - 6*16 = 30, 126 - 6*17 = 24).  Every plan that fits passes the
+ * strategy rules, and a layout --fix names is priced even where those two
+ * would not reach it (13 + 6*17 + 11). */
+static void test_uneven_not_dividing(void **state)
+{
+    pt_model m = th_model("llama3.1-405b");
+    pt_cluster c = th_cluster("dgx-h100", 512);
+    pt_job j = th_job(4096, 1024, 1);
+    pt_search_opts o = th_search_opts(5, 2, 1024), f = th_search_opts(5, 2, 1024);
+    pt_search_result r, rf;
+    layouts L;
+    pt_diag d;
+    int has15 = 0;
+    (void)state;
+    memset(&L, 0, sizeof L);
+    L.m = &m, L.c = &c, L.j = &j;
+    o.on_fit = note_layout;
+    o.on_fit_arg = &L;
+    assert_int_equal(m.layers, 126);
+    assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+    assert_true(r.n > 0);
+    assert_true(L.fitting > 0);
+    assert_int_equal(L.invalid, 0);
+    assert_true(L.n >= 1 && L.n <= 2);
+    for (int i = 0; i < L.n; i++) {
+        int ff = L.seen[i][0], ll = L.seen[i][1];
+        assert_true((ff == 15 && ll == 15) || (ff == 12 && ll == 12));
+        has15 |= ff == 15;
+    }
+    assert_true(has15);
+    for (int i = 0; i < r.n; i++) {
+        pt_cost k;
+        assert_int_equal(pt_strategy_check(&r.plans[i].st, &m, &c, &j, &d), PT_OK);
+        if (126 % r.plans[i].st.pp) assert_true(r.plans[i].st.pp_first > 0 && r.plans[i].st.pp_last > 0);
+        pt_cost_eval(&m, &c, &j, &r.plans[i].st, &k);
+        assert_true(k.step_time_s == r.plans[i].cost.step_time_s);
+    }
+    /* the layout, and one outside the three, named by --fix */
+    assert_int_equal(pt_space_parse("pp=8 pp_first=15 pp_last=15", "--fix", &f.space, &d), PT_OK);
+    assert_int_equal(pt_search(&m, &c, &j, &f, &rf, &d), PT_OK);
+    assert_true(rf.n > 0);
+    assert_int_equal(rf.plans[0].st.pp_first, 15);
+    pt_search_free(&rf);
+    f = th_search_opts(5, 2, 1024);
+    assert_int_equal(pt_space_parse("pp=8 pp_first=13 pp_last=11", "--fix", &f.space, &d), PT_OK);
+    assert_int_equal(pt_search(&m, &c, &j, &f, &rf, &d), PT_OK);
+    assert_true(rf.n > 0);
+    assert_int_equal(rf.plans[0].st.pp_first, 13);
+    assert_int_equal(rf.plans[0].st.pp_last, 11);
+    assert_int_equal(pt_strategy_check(&rf.plans[0].st, &m, &c, &j, &d), PT_OK);
+    pt_search_free(&rf);
+    pt_search_free(&r);
+}
+
+/* Nothing left to price: the search counts, per rule, the values it refused
+ * while enumerating, so `plan` can name the rule.  llama3-8b (32 layers) on
+ * 16 H100, gbs 64: vpp=3 with pp=8 needs 24 | 32, which fails; zero=1 with
+ * offload=params breaks "offload=params needs zero=3" for every candidate;
+ * tp=3 does not divide 16.  Each is the rule with the most refusals or among
+ * them, and the rule's text names the model's numbers. */
+static void test_refusal_rules(void **state)
+{
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
+    pt_job j = th_job(4096, 64, 1);
+    static const struct {
+        const char *fix;
+        int rule;
+        int top;   /* 1: the rule with the most refusals */
+    } cases[] = {
+        {"pp=8 vpp=3", PT_RULE_VPP, 0},
+        {"zero=1 offload=params", PT_RULE_OFFLOAD, 1},
+        {"tp=3", PT_RULE_DEVICES, 1},
+        {"pp=4 cp=3", PT_RULE_DEVICES, 1},
+        {"schedule=dualpipe pp=1", PT_RULE_SCHEDULE, 1},
+    };
+    char text[256];
+    pt_diag d;
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt_search_opts o = th_search_opts(5, 2, 64);
+        pt_search_result r;
+        int64_t most = 0;
+        assert_int_equal(pt_space_parse(cases[i].fix, "--fix", &o.space, &d), PT_OK);
+        assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+        assert_int_equal(r.n, 0);
+        assert_int_equal(r.evaluated, 0);
+        assert_false(r.have_miss);
+        for (int k = 0; k < PT_RULE_COUNT; k++)
+            if (r.refused[k] > most) most = r.refused[k];
+        if (r.refused[cases[i].rule] == 0) fail_msg("--fix %s: rule %d not counted", cases[i].fix, cases[i].rule);
+        if (cases[i].top) assert_true(r.refused[cases[i].rule] == most);
+        pt_search_free(&r);
+    }
+    /* a search that prices something refuses no value it could have tried */
+    {
+        pt_search_opts o = th_search_opts(5, 2, 64);
+        pt_search_result r;
+        assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
+        assert_true(r.n > 0);
+        assert_int_equal(r.refused[PT_RULE_OFFLOAD], 0); /* zero and offload open */
+        pt_search_free(&r);
+    }
+    pt_search_rule_describe(PT_RULE_VPP, &m, &c, &j, text, sizeof text);
+    assert_non_null(strstr(text, "num_layers=32"));
+    pt_search_rule_describe(PT_RULE_DEVICES, &m, &c, &j, text, sizeof text);
+    assert_non_null(strstr(text, "16 devices"));
+    pt_search_rule_describe(PT_RULE_TP_SHAPE, &m, &c, &j, text, sizeof text);
+    assert_non_null(strstr(text, "num_key_value_heads=8"));
+}
+
 /* A MoE model: Qwen3-235B-A22B on 64 H100 (8 nodes of 8 on NVLink, 50 GB/s
  * per GPU of InfiniBand between them) must shard its 128 experts (235B
  * parameters do not fit otherwise).  The search keeps the expert-parallel
@@ -269,6 +411,8 @@ int main(void)
         cmocka_unit_test(test_space),
         cmocka_unit_test(test_gbs_range),
         cmocka_unit_test(test_uneven_stages),
+        cmocka_unit_test(test_uneven_not_dividing),
+        cmocka_unit_test(test_refusal_rules),
         cmocka_unit_test(test_moe_ep_inside_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -349,6 +349,30 @@ static void test_hf_errors(void **state)
          "{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 2, \"n_head\": 12,\n"
          " \"n_positions\": 64, \"vocab_size\": 10, \"resid_pdrop\": 1.5}",
          "resid_pdrop", "resid_pdrop: 1.5 is not a probability in [0, 1]", 2},
+        {"negative rope base",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"rope_theta\": -1,\n" LLAMA_REST "}\n",
+         "rope_theta", "rope_theta: -1 is not a number in (0, 1e12]", 5},
+        {"rope scaling without a type",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"rope_scaling\": {\"factor\": 8},\n" LLAMA_REST "}\n",
+         "rope_scaling", "rope_scaling: {\"factor\":8} has no rope_type (or type)", 5},
+        {"rope scaling factor zero",
+         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"rope_scaling\": {\"rope_type\": \"llama3\",\n"
+         "    \"factor\": 0},\n" LLAMA_REST "}\n",
+         "rope_scaling.factor", "rope_scaling.factor: 0 is not a number in (0, 1e12]", 6},
+        {"unknown router score",
+         "{\n  \"model_type\": \"qwen3_moe\",\n  \"hidden_size\": 4096,\n"
+         "  \"num_attention_heads\": 32,\n  \"num_experts\": 8,\n  \"moe_intermediate_size\": 512,\n"
+         "  \"scoring_func\": \"tanh\",\n" LLAMA_REST "}\n",
+         "scoring_func", "scoring_func: \"tanh\" is not \"softmax\" or \"sigmoid\"", 7},
+        {"window on a null window",
+         "{\n  \"model_type\": \"qwen2\",\n  \"hidden_size\": 64,\n  \"intermediate_size\": 128,\n"
+         "  \"num_hidden_layers\": 2,\n  \"num_attention_heads\": 4,\n  \"vocab_size\": 100,\n"
+         "  \"max_position_embeddings\": 32,\n  \"sliding_window\": null,\n"
+         "  \"layer_types\": [\"sliding_attention\", \"full_attention\"]\n}\n",
+         "layer_types", "layer_types: [\"sliding_attention\",\"full_attention\"] names sliding_attention", 10},
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
@@ -391,6 +415,95 @@ static void test_hf_syntax_error(void **state)
 }
 
 /* ---- pt_model_check ---------------------------------------------------------------- */
+
+/* Rotary, sliding-window and router settings as the configs give them
+ * (transformers' configuration classes for the defaults: LlamaConfig rope
+ * base 10000, MixtralConfig 1e6, MistralConfig sliding_window 4096 on every
+ * layer, Qwen2Config use_sliding_window false and max_window_layers 28,
+ * DeepseekV3Config sigmoid / noaux_tc / 2.5 / norm_topk_prob true). */
+static void test_hf_rope_window_router(void **state)
+{
+    pt_model m;
+    pt_diag d;
+    (void)state;
+    /* built-ins: Llama 3.1's base and llama3 scaling, DeepSeek-V3's router and yarn */
+    m = th_model("llama3.1-405b");
+    assert_true(m.rope_theta == 500000.0);
+    assert_string_equal(m.rope_type, "llama3");
+    assert_true(m.rope_factor == 8.0 && m.rope_low_freq == 1.0 && m.rope_high_freq == 4.0);
+    assert_int_equal(m.rope_orig_max, 8192);
+    m = th_model("llama2-7b");
+    assert_true(m.rope_theta == 10000.0);
+    assert_string_equal(m.rope_type, "");
+    m = th_model("mixtral-8x7b");
+    assert_true(m.rope_theta == 1e6);
+    assert_true(!m.router_sigmoid && !m.router_expert_bias && !m.router_pre_softmax);
+    m = th_model("deepseek-v3");
+    assert_true(m.router_sigmoid && m.router_expert_bias && !m.router_pre_softmax);
+    assert_true(m.router_topk_scale == 2.5);
+    assert_int_equal(m.router_groups, 8);
+    assert_int_equal(m.router_group_topk, 4);
+    assert_string_equal(m.rope_type, "yarn");
+    assert_true(m.rope_factor == 40.0 && m.rope_mscale == 1.0 && m.rope_mscale_all_dim == 1.0);
+    assert_int_equal(m.rope_orig_max, 4096);
+    m = th_model("qwen3-235b-a22b");
+    assert_true(m.rope_theta == 1e6 && !m.router_pre_softmax);
+    /* newer transformers: rope_parameters holds the base and the scaling */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+                                 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100,"
+                                 " \"max_position_embeddings\": 32, \"rope_parameters\": {\"rope_theta\": 1e6,"
+                                 " \"rope_type\": \"linear\", \"factor\": 4}}", "p.json", &m, &d), PT_OK);
+    assert_true(m.rope_theta == 1e6 && m.rope_factor == 4.0);
+    assert_string_equal(m.rope_type, "linear");
+    /* "default" is no scaling */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+                                 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100,"
+                                 " \"max_position_embeddings\": 32, \"rope_scaling\": {\"rope_type\": \"default\"}}",
+                                 "q.json", &m, &d), PT_OK);
+    assert_string_equal(m.rope_type, "");
+    /* Mistral: 4096 by default on every layer, null for none, or as given */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"mistral\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+                                 " \"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"vocab_size\": 100,"
+                                 " \"max_position_embeddings\": 32768}", "m.json", &m, &d), PT_OK);
+    assert_int_equal(m.window, 4096);
+    assert_int_equal(m.window_layers, 4);
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"mistral\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+                                 " \"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"vocab_size\": 100,"
+                                 " \"max_position_embeddings\": 32768, \"sliding_window\": null}", "m.json", &m, &d),
+                     PT_OK);
+    assert_int_equal(m.window, 0);
+    assert_int_equal(m.window_layers, 0);
+    /* Qwen2: off unless use_sliding_window; then the layers from max_window_layers */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"qwen2\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+                                 " \"num_hidden_layers\": 24, \"num_attention_heads\": 4, \"vocab_size\": 100,"
+                                 " \"max_position_embeddings\": 32768, \"sliding_window\": 4096,"
+                                 " \"max_window_layers\": 20}", "w.json", &m, &d), PT_OK);
+    assert_int_equal(m.window_layers, 0);
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"qwen2\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+                                 " \"num_hidden_layers\": 24, \"num_attention_heads\": 4, \"vocab_size\": 100,"
+                                 " \"max_position_embeddings\": 32768, \"use_sliding_window\": true,"
+                                 " \"sliding_window\": 2048, \"max_window_layers\": 20}", "w.json", &m, &d), PT_OK);
+    assert_int_equal(m.window, 2048);
+    assert_int_equal(m.window_layers, 4);
+    /* DeepSeek-V2 (its config.json): softmax, group-limited greedy, x16, top-k not renormalised */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"deepseek_v2\", \"hidden_size\": 5120, \"intermediate_size\": 12288,"
+                                 " \"moe_intermediate_size\": 1536, \"num_hidden_layers\": 60, \"num_attention_heads\": 128,"
+                                 " \"n_routed_experts\": 160, \"n_shared_experts\": 2, \"num_experts_per_tok\": 6,"
+                                 " \"first_k_dense_replace\": 1, \"n_group\": 8, \"topk_group\": 3,"
+                                 " \"q_lora_rank\": 1536, \"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128,"
+                                 " \"qk_rope_head_dim\": 64, \"v_head_dim\": 128, \"vocab_size\": 102400,"
+                                 " \"max_position_embeddings\": 163840, \"norm_topk_prob\": false,"
+                                 " \"routed_scaling_factor\": 16.0, \"scoring_func\": \"softmax\","
+                                 " \"topk_method\": \"group_limited_greedy\","
+                                 " \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 40, \"mscale\": 0.707,"
+                                 " \"mscale_all_dim\": 0.707, \"original_max_position_embeddings\": 4096}}",
+                                 "v2.json", &m, &d), PT_OK);
+    assert_true(!m.router_sigmoid && !m.router_expert_bias && m.router_pre_softmax);
+    assert_true(m.router_topk_scale == 16.0);
+    assert_int_equal(m.router_groups, 8);
+    assert_int_equal(m.router_group_topk, 3);
+    assert_true(m.rope_mscale == 0.707);
+}
 
 static void test_model_check(void **state)
 {
@@ -591,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),
+        cmocka_unit_test(test_hf_rope_window_router),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

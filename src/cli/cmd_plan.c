@@ -194,9 +194,24 @@ static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job, co
     const pt_plan *p = &r->miss;
     pt_nearmiss nm;
     if (!r->have_miss) {
+        int shown = 0, used[PT_RULE_COUNT] = {0};
         fprintf(stderr, "partita: no valid strategy for %s on %lld devices that %s runs\n",
                 pt_str_escape(m->name, mn, sizeof mn), (long long)c->devices,
                 job->engine == PT_ENGINE_ANY ? "any engine" : pt_engine_label(job->engine));
+        /* the rules that refused the most values, at most three */
+        for (; shown < 3; shown++) {
+            int best = -1;
+            char why[256];
+            for (int k = 0; k < PT_RULE_COUNT; k++)
+                if (!used[k] && r->refused[k] > 0 && (best < 0 || r->refused[k] > r->refused[best])) best = k;
+            if (best < 0) break;
+            used[best] = 1;
+            pt_search_rule_describe(best, m, c, job, why, sizeof why);
+            if (!shown) fprintf(stderr, "  candidates refused, by rule (most first):\n");
+            fprintf(stderr, "  %8lld  %s\n", (long long)r->refused[best], why);
+        }
+        if (!shown)
+            fprintf(stderr, "  --space/--fix leave no value to try in some dimension\n");
         return;
     }
     pt_strategy_format(&p->st, s, sizeof s);
@@ -211,6 +226,9 @@ static void no_fit(const pt_model *m, const pt_cluster *c, const pt_job *job, co
         if (pj.engine == PT_ENGINE_ANY) pj.engine = PT_ENGINE_MEGATRON;
         pt_nearmiss_explain(m, c, &pj, p, &nm);
     }
+    if (nm.ntries == 0)
+        fprintf(stderr, "  no single change of recompute=full, mbs=1, zero=3, offload=optimizer or "
+                "zero=3 offload=params needs less memory\n");
     for (int i = 0; i < nm.ntries; i++)
         fprintf(stderr, "  with %-22s %6.1f GiB%s\n", nm.tries[i].change, gib(nm.tries[i].cost.mem.total),
                 nm.tries[i].cost.fits ? "  (fits, outside the space searched)" : "");

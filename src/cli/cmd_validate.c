@@ -83,7 +83,7 @@ int cmd_validate(int argc, char **argv)
     if (st != PT_OK) return cli_fail(st, &d);
     if (cli_get(&a, "plans")) {
         pt_vplan *v;
-        int n, top5, no_worse, fit;
+        int n, top5, no_worse, fit, searched;
         st = pt_validate_plans(&r, 5, (int)sysconf(_SC_NPROCESSORS_ONLN), &v, &n, &d);
         pt_validate_free(&r);
         if (st != PT_OK) {
@@ -98,7 +98,7 @@ int cmd_validate(int argc, char **argv)
             free(text);
             return 0;
         }
-        pt_emit_vplans_counts(v, n, &fit, &no_worse, &top5);
+        pt_emit_vplans_counts(v, n, &fit, &searched, &no_worse, &top5);
         printf("%5s  %-22s %9s %9s %5s  %s\n", "line", "model", "published", "best", "rank",
                "best plan");
         for (int i = 0; i < n; i++) {
@@ -107,9 +107,10 @@ int cmd_validate(int argc, char **argv)
                    pt_str_escape(v[i].model, model, sizeof model), v[i].published_s, v[i].best_s,
                    v[i].rank ? (char[4]){(char)('0' + v[i].rank), 0, 0, 0} : "-", v[i].best);
         }
-        printf("\n%d Megatron runs, %d predicted to fit as published: the best plan is no slower "
-               "than the published strategy in %d of those; the published strategy is in the "
-               "top 5 in %d\n", n, fit, no_worse, top5);
+        printf("\n%d runs priced as Megatron-LM runs, %d predicted to fit as published, %d of them in the space "
+               "Megatron-LM's release runs: the best plan is no slower than the published strategy "
+               "in %d of those; the published strategy is in the top 5 in %d\n", n, fit, searched,
+               no_worse, top5);
         free(v);
         return 0;
     }

@@ -661,7 +661,10 @@ void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strateg
         w = (w - 2.0 * Pe) / ndp + 2.0 * Pe / edp + 2.0 * live;
         g = 2.0 * P / ndp + 2.0 * Pe / edp + 2.0 * red;
     }
-    if (st->offload == PT_OFF_OPTIMIZER) o = 0;
+    /* offload=params is ZeRO-Infinity's parameter offload with the optimizer
+     * on the host as well: the step prices CPU Adam for it (pt_cost_eval),
+     * so its fp32 states are not on the device either */
+    if (st->offload == PT_OFF_OPTIMIZER || st->offload == PT_OFF_PARAMS) o = 0;
     if (st->offload == PT_OFF_PARAMS) w = 2.0 * 2.0 * lay;
     memset(out, 0, sizeof *out);
     out->weights = bytes_i64(w);

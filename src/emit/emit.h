@@ -86,8 +86,8 @@ pt_status pt_emit_validate_json(const struct pt_vresult *r, char **out, pt_diag 
 /* `validate --plans`: how many runs the model says fit as published, in how
  * many of those the best plan is no slower, and in how many the published
  * strategy is among the plans kept. */
-void pt_emit_vplans_counts(const struct pt_vplan *v, int n, int *published_fits, int *best_no_worse,
-                           int *published_in_top);
+void pt_emit_vplans_counts(const struct pt_vplan *v, int n, int *published_fits, int *published_searched,
+                           int *best_no_worse, int *published_in_top);
 pt_status pt_emit_vplans_json(const struct pt_vplan *v, int n, char **out, pt_diag *d);
 
 /* `scale --json`: the statistical efficiency used (se_src says where it came

@@ -47,16 +47,26 @@
  *   FSDP's "default" reshard policy keeps parameters gathered between
  *   forward and backward under PP; zero=3 is priced as re-gathering them, so
  *   with pp > 1 the config writes fsdp_reshard_after_forward = "always".
+ *   enable_cpu_offload (FSDP2 CPUOffloadPolicy) puts parameters, gradients
+ *   and optimizer states on the host together: offload=params maps to it,
+ *   offload=optimizer is refused.
  *   [model] names a registered model and flavor (llama3 8B/70B/405B); a
  *   shape torchtitan has no flavor for is refused rather than left to the
  *   "debugmodel" default.
- * Mixture of experts: Megatron gets --num-experts, --moe-router-topk,
+ * Rotary embedding and sliding windows (Megatron): --rotary-base, llama3
+ *   and yarn (MLA) scaling, --window-size (meg_rope and export_megatron say
+ *   which and why).
+ * Mixture of experts: Megatron gets --num-experts, --moe-router-topk, the
+ *   router (--moe-router-score-function, --moe-router-pre-softmax,
+ *   --moe-router-num-groups/--moe-router-group-topk,
+ *   --moe-router-topk-scaling-factor, --moe-router-enable-expert-bias,
+ *   --moe-router-load-balancing-type; arguments.py _add_moe_args),
  *   --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size,
  *   --moe-layer-freq (dense layers first), --moe-token-dispatcher-type
  *   alltoall, --moe-grouped-gemm, --expert-model-parallel-size,
  *   --expert-tensor-parallel-size (section a) and, for MLA,
- *   --multi-latent-attention with its ranks; gpt_oss (sliding windows,
- *   sinks, biased experts) is refused.  torchtitan's legacy TOML takes
+ *   --multi-latent-attention with its ranks; gpt_oss (alternating sliding
+ *   windows, sinks, biased experts) is refused.  torchtitan's legacy TOML takes
  *   expert_parallel_degree and expert_tensor_parallel_degree (etp = tp or 1;
  *   dp_shard*cp*tp must be a multiple of ep) for its deepseek_v3 flavors.
  *   DeepSpeed's JSON has no expert-parallel key (DeepSpeed-MoE sets ep_size
@@ -129,6 +139,61 @@ static void meg_arg(pt_emit_buf *b, const char *fmt, ...)
     pt_emit_buf_printf(b, "%s%s", b->len ? " \\\n  " : "", line);
 }
 
+/* Rotary settings as Megatron-LM spells them (megatron/training/arguments.py,
+ * _add_network_size_args and _add_mla_args; rotary_pos_embedding.py):
+ *   --rotary-base (an int, default 10000: written when the base differs);
+ *   llama3 scaling: --use-rope-scaling --rope-scaling-factor F, whose
+ *     low/high_freq_factor 1/4 and original 8192 positions are fixed in
+ *     RotaryEmbedding._apply_scaling (other values are refused);
+ *   yarn with MLA (DeepSeek): --rotary-scaling-factor F --mscale M
+ *     --mscale-all-dim A (MLATransformerConfig's original positions are
+ *     4096: other values are refused);
+ *   linear: --rotary-seq-len-interpolation-factor F (an int).
+ * Anything else (dynamic, longrope, yarn without MLA) is refused: the
+ * launch line would train a different model. */
+static pt_status meg_rope(pt_emit_buf *b, const pt_model *m, pt_diag *d)
+{
+    const char *t = m->rope_type;
+    char v[32];
+    if (m->rope_theta > 0 && m->rope_theta != 10000.0) {
+        if (m->rope_theta != (double)(int64_t)m->rope_theta || m->rope_theta > 9e15) {
+            snprintf(v, sizeof v, "%g", m->rope_theta);
+            return refuse(d, "rope_theta", v, "megatron takes --rotary-base as a whole number, not %s", v);
+        }
+        meg_arg(b, "--rotary-base %lld", (long long)m->rope_theta);
+    }
+    if (!t[0]) return PT_OK;
+    if (strcmp(t, "llama3") == 0) {
+        if ((m->rope_low_freq > 0 && m->rope_low_freq != 1.0) || (m->rope_high_freq > 0 && m->rope_high_freq != 4.0) ||
+            (m->rope_orig_max > 0 && m->rope_orig_max != 8192))
+            return refuse(d, "rope_scaling", t,
+                          "megatron's llama3 rope scaling fixes low_freq_factor 1, high_freq_factor 4 "
+                          "and 8192 original positions; %s has %g, %g and %lld", m->name, m->rope_low_freq,
+                          m->rope_high_freq, (long long)m->rope_orig_max);
+        meg_arg(b, "--use-rope-scaling");
+        meg_arg(b, "--rope-scaling-factor %g", m->rope_factor > 0 ? m->rope_factor : 8.0);
+        return PT_OK;
+    }
+    if (strcmp(t, "yarn") == 0 && m->mla) {
+        if (m->rope_orig_max > 0 && m->rope_orig_max != 4096)
+            return refuse(d, "rope_scaling", t,
+                          "megatron's multi-latent attention takes yarn from 4096 original positions, "
+                          "not %lld", (long long)m->rope_orig_max);
+        if (m->rope_factor > 0) meg_arg(b, "--rotary-scaling-factor %g", m->rope_factor);
+        if (m->rope_mscale > 0) meg_arg(b, "--mscale %g", m->rope_mscale);
+        if (m->rope_mscale_all_dim > 0) meg_arg(b, "--mscale-all-dim %g", m->rope_mscale_all_dim);
+        return PT_OK;
+    }
+    if (strcmp(t, "linear") == 0 && m->rope_factor >= 1.0 && m->rope_factor == (double)(int64_t)m->rope_factor &&
+        m->rope_factor < 1e9) {
+        meg_arg(b, "--rotary-seq-len-interpolation-factor %lld", (long long)m->rope_factor);
+        return PT_OK;
+    }
+    return refuse(d, "rope_scaling", t,
+                  "megatron cannot express %s's rope scaling \"%s\" from the command line (it takes "
+                  "llama3, yarn with multi-latent attention, and linear with a whole factor)", m->name, t);
+}
+
 static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const pt_job *job,
                                  const pt_strategy *st, char **out, pt_diag *d)
 {
@@ -167,7 +232,7 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
                       "megatron cannot express %s's ungated SiLU MLP from the command line "
                       "(--swiglu is gated)", m->name);
 
-    if (m->window_layers > 0 || m->expert_bias)
+    if (m->expert_bias)
         return refuse(d, "model", m->name,
                       "partita does not write %s for megatron: its alternating sliding-window "
                       "attention with attention sinks and its biased experts have no flags here "
@@ -246,6 +311,21 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
         if (m->dense_layers > 0)
             meg_arg(&b, "--moe-layer-freq \"([0]*%lld+[1]*%lld)\"", (long long)m->dense_layers,
                     (long long)(m->layers - m->dense_layers));
+        /* the router (_add_moe_args): score function, pre-softmax when the
+         * top-k weights are not renormalised, group-limited routing,
+         * the weights' scale, the aux-loss-free expert bias; DeepSeek-V3
+         * pairs that bias with its sequence-wise auxiliary loss (Technical
+         * Report section 2.1.2), the others balance with the GShard loss
+         * (Megatron-LM examples/mixtral) */
+        meg_arg(&b, "--moe-router-score-function %s", m->router_sigmoid ? "sigmoid" : "softmax");
+        if (m->router_pre_softmax) meg_arg(&b, "--moe-router-pre-softmax");
+        if (m->router_groups > 1) {
+            meg_arg(&b, "--moe-router-num-groups %lld", (long long)m->router_groups);
+            meg_arg(&b, "--moe-router-group-topk %lld", (long long)m->router_group_topk);
+        }
+        if (m->router_topk_scale > 0) meg_arg(&b, "--moe-router-topk-scaling-factor %g", m->router_topk_scale);
+        if (m->router_expert_bias) meg_arg(&b, "--moe-router-enable-expert-bias");
+        meg_arg(&b, "--moe-router-load-balancing-type %s", m->router_expert_bias ? "seq_aux_loss" : "aux_loss");
         meg_arg(&b, "--moe-token-dispatcher-type alltoall");
         meg_arg(&b, "--moe-grouped-gemm");
         if (job->moe_capacity > 0) meg_arg(&b, "--moe-expert-capacity-factor %g", job->moe_capacity);
@@ -253,6 +333,28 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
     meg_arg(&b, "--seq-length %lld", (long long)job->seq_len);
     meg_arg(&b, "--max-position-embeddings %lld", (long long)max_pos);
     meg_arg(&b, "--position-embedding-type %s", m->learned_pos ? "learned_absolute" : "rope");
+    if (!m->learned_pos) {
+        pt_status rs = meg_rope(&b, m, d);
+        if (rs != PT_OK) {
+            free(b.p);
+            return rs;
+        }
+    }
+    if (m->window_layers > 0) {
+        /* TransformerConfig.window_size (left, right): a causal window of W
+         * tokens, the token itself included, is (W-1, 0), as Megatron-Bridge
+         * maps Hugging Face's sliding_window; --window-attn-skip-freq would
+         * place full-attention layers, but only in patterns partita does not
+         * write, so a model with windows on some layers is refused */
+        if (m->window_layers != m->layers) {
+            free(b.p);
+            return refuse(d, "model", m->name,
+                          "megatron: %s has sliding-window attention on %lld of its %lld layers; "
+                          "partita writes --window-size only for a window on every layer",
+                          m->name, (long long)m->window_layers, (long long)m->layers);
+        }
+        meg_arg(&b, "--window-size %lld,0", (long long)(m->window - 1));
+    }
     if (m->gated_mlp) meg_arg(&b, "--swiglu");
     if (m->act == PT_ACT_RELU2) meg_arg(&b, "--squared-relu");
     if (!m->norm_bias) meg_arg(&b, "--normalization RMSNorm");
@@ -417,7 +519,11 @@ static pt_status export_deepspeed(const pt_model *m, const pt_cluster *c, const 
         assert(st->zero >= 1); /* CPU optimizer offload: ZeRO stages 1, 2, 3 */
         json_object_set_new(z, "offload_optimizer", ds_offload());
     } else if (st->offload == PT_OFF_PARAMS) {
-        assert(st->zero == 3); /* offload_param: ZeRO-3 only */
+        /* offload_param: ZeRO-3 only.  Partita's offload=params keeps the
+         * optimizer on the host as well (ZeRO-Infinity; the cost model
+         * prices CPU Adam and no device optimizer states), so both go */
+        assert(st->zero == 3);
+        json_object_set_new(z, "offload_optimizer", ds_offload());
         json_object_set_new(z, "offload_param", ds_offload());
     }
     json_object_set_new(root, "zero_optimization", z);
@@ -537,6 +643,17 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       "optimizer states together (ZeRO-3) and it has no ZeRO-1/2; use zero=3 (FSDP) "
                       "or zero=0 (DDP; HSDP is not expressed by the strategy), or export to %s",
                       st->zero, st->zero == 1 ? "megatron or deepspeed" : "deepspeed");
+    /* torchtitan's enable_cpu_offload is FSDP2's CPUOffloadPolicy: the
+     * parameter shards, their gradients and the optimizer states all live on
+     * the host and the optimizer steps there (torchtitan
+     * distributed/parallelize: fully_shard(offload_policy=CPUOffloadPolicy())).
+     * It has no optimizer-only offload. */
+    if (st->offload == PT_OFF_OPTIMIZER)
+        return refuse(d, "offload", "optimizer",
+                      "torchtitan cannot express offload=optimizer: enable_cpu_offload (FSDP2 "
+                      "CPUOffloadPolicy) moves parameters, gradients and optimizer states to the host "
+                      "together; use offload=params, or export to megatron (--optimizer-cpu-offload) "
+                      "or deepspeed (offload_optimizer)");
     if (st->tp > 1 && !st->sp)
         return refuse(d, "sp", "0",
                       "torchtitan cannot express sp=0 with tp=%d: its tensor parallelism always "
@@ -635,8 +752,11 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     pt_emit_buf_printf(&b, "seq_len = %lld\n", (long long)job->seq_len);
     pt_emit_buf_printf(&b, "mixed_precision_param = \"bfloat16\"\n");
     pt_emit_buf_printf(&b, "mixed_precision_reduce = \"float32\"\n");
-    if (st->offload != PT_OFF_NONE) {
-        assert(st->zero == 3); /* FSDP CPU offload: parameters, gradients and optimizer states */
+    if (st->offload == PT_OFF_PARAMS) {
+        /* offload=params: parameters and optimizer states on the host, as
+         * FSDP2's CPU offload does; it moves the gradients too, which the
+         * cost model keeps on the device (its memory is the larger) */
+        assert(st->zero == 3);
         pt_emit_buf_printf(&b, "enable_cpu_offload = true\n");
     }
     pt_emit_buf_printf(&b, "\n[parallelism]\n");

@@ -47,24 +47,26 @@ pt_status pt_emit_validate_json(const pt_vresult *r, char **out, pt_diag *d)
     return pt_emit_json_finish(o, out, d);
 }
 
-void pt_emit_vplans_counts(const pt_vplan *v, int n, int *published_fits, int *best_no_worse,
-                           int *published_in_top)
+void pt_emit_vplans_counts(const pt_vplan *v, int n, int *published_fits, int *published_searched,
+                           int *best_no_worse, int *published_in_top)
 {
-    int fit = 0, no_worse = 0, top = 0;
+    int fit = 0, searched = 0, no_worse = 0, top = 0;
     for (int i = 0; i < n; i++) {
         top += v[i].rank > 0;
         fit += v[i].published_fits;
+        searched += v[i].published_searched;
         /* no slower, up to rounding of the same strategy priced twice */
-        no_worse += v[i].published_fits && v[i].best_s <= v[i].published_s * (1.0 + 1e-12);
+        no_worse += v[i].published_searched && v[i].best_s <= v[i].published_s * (1.0 + 1e-12);
     }
-    *published_fits = fit, *best_no_worse = no_worse, *published_in_top = top;
+    *published_fits = fit, *published_searched = searched, *best_no_worse = no_worse;
+    *published_in_top = top;
 }
 
 pt_status pt_emit_vplans_json(const pt_vplan *v, int n, char **out, pt_diag *d)
 {
     json_t *o = json_object(), *rows = json_array();
-    int fit, no_worse, top;
-    pt_emit_vplans_counts(v, n, &fit, &no_worse, &top);
+    int fit, searched, no_worse, top;
+    pt_emit_vplans_counts(v, n, &fit, &searched, &no_worse, &top);
     for (int i = 0; i < n; i++) {
         json_t *j = json_object();
         json_object_set_new(j, "line", json_integer(v[i].line));
@@ -75,10 +77,12 @@ pt_status pt_emit_vplans_json(const pt_vplan *v, int n, char **out, pt_diag *d)
         json_object_set_new(j, "best_step_time_s", json_real(v[i].best_s));
         json_object_set_new(j, "published_rank", json_integer(v[i].rank));
         json_object_set_new(j, "published_fits", json_boolean(v[i].published_fits));
+        json_object_set_new(j, "published_searched", json_boolean(v[i].published_searched));
         json_array_append_new(rows, j);
     }
     json_object_set_new(o, "runs", rows);
     json_object_set_new(o, "published_fits", json_integer(fit));
+    json_object_set_new(o, "published_searched", json_integer(searched));
     json_object_set_new(o, "best_no_worse", json_integer(no_worse));
     json_object_set_new(o, "published_in_top5", json_integer(top));
     return pt_emit_json_finish(o, out, d);

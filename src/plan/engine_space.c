@@ -299,6 +299,7 @@ static pt_status merge(const pt_search_result *sub, int nsub, int top_k, pt_sear
         r->pruned += sub[i].pruned;
         r->fitting += sub[i].fitting;
         r->seconds += sub[i].seconds;
+        for (int q = 0; q < PT_RULE_COUNT; q++) r->refused[q] += sub[i].refused[q];
         if (sub[i].have_miss && (!r->have_miss || closer(&sub[i].miss, &r->miss))) {
             r->miss = sub[i].miss;
             r->have_miss = 1;

@@ -15,7 +15,11 @@
  *                           Ren et al. 2021), which needs ZeRO >= 1;
  *   zero=3 offload=params   the parameters on the host as well (ZeRO-Infinity).
  * Each is priced by the cost model; one that breaks a rule of the strategy
- * (pt_strategy_check) is left out.
+ * (pt_strategy_check) is left out, and so is one that moves nothing: the
+ * miss already has that setting (the search's nearest miss often has
+ * mbs=1, zero=3 and full recompute already), or it needs no less memory
+ * than the miss (offload=optimizer on a miss that offloads its parameters
+ * and optimizer both).
  *
  * The device count is a floor from the model states alone: 16 bytes per
  * parameter (PT_NEARMISS_STATE_BYTES) over devices that give
@@ -42,6 +46,13 @@
 static const char *const tries[PT_NEARMISS_TRIES] = {"recompute=full", "mbs=1", "zero=3",
                                                      "offload=optimizer", "zero=3 offload=params"};
 
+static int same_strategy(const pt_strategy *a, const pt_strategy *b)
+{
+    for (int k = 0; k < PT_STRATEGY_NKEYS; k++)
+        if (pt_strategy_dim(a, k) != pt_strategy_dim(b, k)) return 0;
+    return 1;
+}
+
 pt_status pt_nearmiss_explain(const pt_model *m, const pt_cluster *c, const pt_job *job,
                               const pt_plan *miss, pt_nearmiss *out)
 {
@@ -58,8 +69,10 @@ pt_status pt_nearmiss_explain(const pt_model *m, const pt_cluster *c, const pt_j
         if (set & PT_K_ZERO) st.zero = t.zero;
         if (set & PT_K_OFFLOAD) st.offload = t.offload;
         if (st.offload == PT_OFF_OPTIMIZER && st.zero < 1) st.zero = 1;
+        if (same_strategy(&st, &miss->st)) continue;
         if (pt_strategy_check(&st, m, c, job, &d) != PT_OK) continue;
         if (pt_cost_eval(m, c, job, &st, &out->tries[out->ntries].cost) != PT_OK) continue;
+        if (out->tries[out->ntries].cost.mem.total >= miss->cost.mem.total) continue;
         out->tries[out->ntries].change = tries[i];
         out->tries[out->ntries].st = st;
         out->ntries++;

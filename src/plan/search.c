@@ -46,6 +46,7 @@ typedef struct worker {
     const int (*pairs)[2];
     /* results */
     int64_t evaluated, priced, pruned, fitting;
+    int64_t refused[PT_RULE_COUNT];
     pt_plan *heap; /* min-heap on `better`: the worst kept at [0] */
     int n;
     int have_miss;
@@ -148,20 +149,38 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
     note_slots(w, &p);
 }
 
+/* Counts a refusal by rule r of a value of dimension dim, when the space
+ * names that dimension (dim < 0: always). */
+static void refused(int64_t *counts, const pt_space *sp, int r, int dim)
+{
+    if (dim < 0 || sp->kind[dim] != 0) counts[r]++;
+}
+
 /* Schedules, ZeRO stages and offloads for one (tp, cp, pp, dp, vpp, mbs, gbs). */
 static void inner(worker *w, pt_strategy *st, const pt_cost_prep *pr, int64_t mb)
 {
     static const pt_schedule flat[] = {PT_SCHED_1F1B, PT_SCHED_GPIPE, PT_SCHED_ZBH1, PT_SCHED_DUALPIPE};
+    const pt_space *sp = &w->o->space;
     pt_schedule cand[4];
     int ns = 0;
     if (st->vpp == 1) {
         for (int i = 0; i < 4; i++) {
-            if (st->pp == 1 && i > 0) break;            /* no pipeline: one schedule */
-            if (flat[i] == PT_SCHED_DUALPIPE && (st->pp % 2 || mb % 2 || st->pp_first)) continue;
+            if (st->pp == 1 && i > 0) { /* no pipeline: one schedule */
+                if (pt_space_allows(sp, PT_D_SCHEDULE, flat[i]) && flat[i] != PT_SCHED_GPIPE)
+                    refused(w->refused, sp, PT_RULE_SCHEDULE, PT_D_SCHEDULE);
+                continue;
+            }
+            if (flat[i] == PT_SCHED_DUALPIPE && (st->pp % 2 || mb % 2 || st->pp_first)) {
+                if (pt_space_allows(sp, PT_D_SCHEDULE, flat[i]))
+                    refused(w->refused, sp, PT_RULE_SCHEDULE, PT_D_SCHEDULE);
+                continue;
+            }
             cand[ns++] = flat[i];
         }
     } else {
         if (mb % st->pp == 0) cand[ns++] = PT_SCHED_INTERLEAVED;
+        else if (pt_space_allows(sp, PT_D_SCHEDULE, PT_SCHED_INTERLEAVED))
+            refused(w->refused, sp, PT_RULE_SCHEDULE, PT_D_SCHEDULE);
         if (st->vpp == 2) cand[ns++] = PT_SCHED_ZBV;
     }
     for (int s = 0; s < ns; s++) {
@@ -169,8 +188,11 @@ static void inner(worker *w, pt_strategy *st, const pt_cost_prep *pr, int64_t mb
         for (int z = 0; z <= 3; z++) {
             st->zero = z;
             for (int off = 0; off <= 2; off++) {
-                if (off == PT_OFF_OPTIMIZER && z < 1) continue;
-                if (off == PT_OFF_PARAMS && z != 3) continue;
+                if ((off == PT_OFF_OPTIMIZER && z < 1) || (off == PT_OFF_PARAMS && z != 3)) {
+                    if (pt_space_allows(sp, PT_D_ZERO, z) && pt_space_allows(sp, PT_D_OFFLOAD, off))
+                        refused(w->refused, sp, PT_RULE_OFFLOAD, PT_D_OFFLOAD);
+                    continue;
+                }
                 st->offload = (pt_offload)off;
                 consider(w, st, pr);
             }
@@ -194,22 +216,101 @@ static int gbs_list(const pt_search_opts *o, int64_t unit, int64_t *out, int max
     return n;
 }
 
-/* Uneven pipelines worth pricing next to the even split: the first and/or the
- * last stage give up layers to the middle ones (whose count must stay
- * whole), so the embedding, the logits and the first stage's extra
- * in-flight activations can be balanced (Megatron's
- * --decoder-first/last-pipeline-num-layers).  Returns how many were set. */
-static int uneven_variants(int64_t layers, int pp, int out[8][2])
+/* Whether pp_first=f pp_last=l (0: as the middle stages) is a layout
+ * Megatron-LM can run: the stages between them take the rest of the layers
+ * evenly and every stage holds at least one (pt_strategy_check's rule;
+ * Megatron's --decoder-first/last-pipeline-num-layers, whose remaining layers
+ * must divide by the remaining stages, megatron/training/arguments.py). */
+static int layout_ok(int64_t layers, int pp, int64_t f, int64_t l)
 {
-    int n = 0;
+    int64_t nmid = pp - (f > 0) - (l > 0), rest = layers - f - l;
+    if (pp < 2 || (f == 0 && l == 0) || f < 0 || l < 0) return 0;
+    if (nmid == 0) return rest == 0;
+    return rest >= nmid && rest % nmid == 0;
+}
+
+/* Adds (f, l) to out[0..n) unless it is there, invalid or out is full. */
+static int add_layout(int out[][2], int n, int max, int64_t layers, int pp, int64_t f, int64_t l)
+{
+    if (n >= max || !layout_ok(layers, pp, f, l)) return n;
+    for (int i = 0; i < n; i++)
+        if (out[i][0] == f && out[i][1] == l) return n;
+    out[n][0] = (int)f;
+    out[n][1] = (int)l;
+    return n + 1;
+}
+
+#define UNEVEN_MAX 32
+
+/* Uneven pipelines worth pricing, next to the even split when pp divides
+ * the layers and instead of it when it does not.
+ *
+ * pp dividing the layers: the first and/or the last stage give up layers to
+ * the middle ones (whose count must stay whole), so the embedding, the
+ * logits and the first stage's extra in-flight activations can be
+ * balanced.
+ *
+ * pp not dividing them (Llama 3.1 405B's 126 layers on 8 stages): the
+ * middle pp-2 stages take mid = ceil(layers/pp) or one more layer each and
+ * the first and last split what is left, either way round (126 on 8: 15
+ * 16x6 15 and 12 17x6 12; DeepSeek-V3's 61 on 8: 7|6 8x6 6|7 and 4|3 9x6
+ * 3|4): the most even layout, and one that takes a layer more off the
+ * ends (the embedding, the logits, the first stage's in-flight
+ * activations).  With pp=2 the two stages split the layers as evenly as
+ * they can, or one more apart.  At most four layouts per pp: DeepSeek-V3,
+ * whose 61 layers no pp divides, searches about 3.5 times the candidates it
+ * did with its one MoE layout (pt_strategy_moe_layout, the first of these).
+ *
+ * A --space or --fix list of pp_first/pp_last values is tried as given
+ * (with the other key from the same rules, or 0), so a layout the user
+ * names is priced even where these rules would not reach it.  Returns how
+ * many layouts were set. */
+static int uneven_variants(int64_t layers, int pp, const pt_space *sp, int out[UNEVEN_MAX][2])
+{
+    int n = 0, pf = sp->kind[PT_D_PP_FIRST] == 1, pl = sp->kind[PT_D_PP_LAST] == 1;
     int64_t lm;
-    if (pp < 2 || layers % pp) return 0;
+    if (pp < 2) return 0;
+    if (pf || pl) {
+        int64_t ceil_mid = (layers + pp - 1) / pp;
+        int nf = pf ? sp->n[PT_D_PP_FIRST] : 1, nl = pl ? sp->n[PT_D_PP_LAST] : 1;
+        for (int i = 0; i < nf; i++)
+            for (int k = 0; k < nl; k++) {
+                int64_t f = pf ? sp->v[PT_D_PP_FIRST][i] : 0, l = pl ? sp->v[PT_D_PP_LAST][k] : 0;
+                if (pf && pl) {
+                    n = add_layout(out, n, UNEVEN_MAX, layers, pp, f, l);
+                    continue;
+                }
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, f, l); /* the other key 0 */
+                for (int64_t mid = ceil_mid; mid <= ceil_mid + 2 && pp > 2; mid++) {
+                    int64_t other = layers - (pf ? f : l) - (int64_t)(pp - 2) * mid;
+                    n = add_layout(out, n, UNEVEN_MAX, layers, pp, pf ? f : other, pf ? other : l);
+                }
+            }
+        return n;
+    }
+    if (layers % pp) {
+        if (pp == 2) {
+            for (int64_t k = 0; k <= 1; k++) {
+                int64_t a = (layers - 1) / 2 - k;
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, a, layers - a);
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, layers - a, a);
+            }
+            return n;
+        }
+        for (int64_t mid = (layers + pp - 1) / pp, j = 0; j <= 1; j++, mid++) {
+            int64_t rest = layers - (int64_t)(pp - 2) * mid;
+            if (rest < 2) break;
+            n = add_layout(out, n, UNEVEN_MAX, layers, pp, rest - rest / 2, rest / 2);
+            n = add_layout(out, n, UNEVEN_MAX, layers, pp, rest / 2, rest - rest / 2);
+        }
+        return n;
+    }
     lm = layers / pp;
     if (pp == 2) {
         for (int k = 1; k <= 2; k++)
             if (lm - k >= 1) {
-                out[n][0] = (int)(lm - k), out[n][1] = (int)(lm + k), n++;
-                out[n][0] = (int)(lm + k), out[n][1] = (int)(lm - k), n++;
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, lm - k, lm + k);
+                n = add_layout(out, n, UNEVEN_MAX, layers, pp, lm + k, lm - k);
             }
         return n;
     }
@@ -220,9 +321,7 @@ static int uneven_variants(int64_t layers, int pp, int out[8][2])
             int64_t a = pairs[k][0], b = pairs[k][1];
             if (k == 2 && (s % 2 || s < 2)) continue;
             if (lm - a < 1 || lm - b < 1) continue;
-            out[n][0] = (int)(lm - a);
-            out[n][1] = (int)(lm - b);
-            n++;
+            n = add_layout(out, n, UNEVEN_MAX, layers, pp, lm - a, lm - b);
         }
     }
     return n;
@@ -257,43 +356,49 @@ static void price_tree(worker *w, const pt_model *m, const pt_cluster *c, const 
             if (q * q != rest && nhi < 1024) his[nhi++] = rest / q;
         }
     while (nhi > 0) divs[ndiv++] = his[--nhi]; /* ascending */
+    if (sp->kind[PT_D_PP] == 1) /* a pp named by --fix/--space that is no divisor */
+        for (int i = 0; i < sp->n[PT_D_PP]; i++)
+            if (sp->v[PT_D_PP][i] < 1 || rest % sp->v[PT_D_PP][i]) w->refused[PT_RULE_DEVICES]++;
     for (int id = 0; id < ndiv; id++) {
         int64_t model = (int64_t)tp * cp * divs[id], dp, gl[64];
-        int ng, lf = 0, ll = 0, moe_layout = 0, pp = (int)divs[id];
-        if (divs[id] > m->layers) break;
+        int ng, nv, var[UNEVEN_MAX][2], pp = (int)divs[id];
         if (c->devices % model) continue;
-        if (m->layers % pp) {
-            /* a MoE model's uneven split (src/strategy), one stage per rank */
-            if (!pt_strategy_moe_layout(m, pp, &lf, &ll)) continue;
-            moe_layout = 1;
-        }
         if (!pt_space_allows(sp, PT_D_PP, pp)) continue;
+        if (divs[id] > m->layers) {
+            refused(w->refused, sp, PT_RULE_PP_LAYERS, PT_D_PP);
+            continue;
+        }
+        /* the stage layouts: the even split where pp divides the layers,
+         * and the uneven ones Megatron allows (uneven_variants) */
+        nv = uneven_variants(m->layers, pp, sp, var);
+        if (m->layers % pp && nv == 0) {
+            refused(w->refused, sp, PT_RULE_PP_LAYERS, -1);
+            continue;
+        }
         dp = c->devices / model;
         if (!pt_space_allows(sp, PT_D_DP, dp)) continue;
         /* the expert grid: ep*etp divides tp*cp*dp */
-        if (((int64_t)tp * cp * dp) % ((int64_t)ep * etp)) continue;
+        if (((int64_t)tp * cp * dp) % ((int64_t)ep * etp)) {
+            refused(w->refused, sp, PT_RULE_EXPERTS, -1);
+            continue;
+        }
         st.pp = pp;
         st.dp = (int)dp;
         ng = gbs_list(w->o, (int64_t)mbs * dp, gl, 64);
+        if (ng == 0) refused(w->refused, sp, PT_RULE_GBS, -1);
         for (int g = 0; g < ng; g++) {
             int64_t mb = gl[g] / ((int64_t)mbs * dp);
             if (!pt_space_allows(sp, PT_D_GBS, gl[g])) continue;
             st.gbs = gl[g];
             for (int vpp = 1; vpp <= 16; vpp++) {
-                int var[8][2], nv;
-                if (vpp > 1 && (pp == 1 || moe_layout || m->layers % ((int64_t)pp * vpp))) continue;
                 if (!pt_space_allows(sp, PT_D_VPP, vpp)) continue;
-                st.vpp = vpp;
-                if (moe_layout) {
-                    st.pp_first = lf;
-                    st.pp_last = ll;
-                    if (pt_space_allows(sp, PT_D_PP_FIRST, lf) && pt_space_allows(sp, PT_D_PP_LAST, ll))
-                        inner(w, &st, &pr, mb);
-                    st.pp_first = st.pp_last = 0;
+                if (vpp > 1 && (pp == 1 || m->layers % ((int64_t)pp * vpp))) {
+                    refused(w->refused, sp, PT_RULE_VPP, PT_D_VPP);
                     continue;
                 }
-                nv = vpp == 1 ? uneven_variants(m->layers, pp, var) : 0;
-                for (int u = -1; u < nv; u++) {
+                st.vpp = vpp;
+                /* uneven stages run with one stage per rank (vpp=1) */
+                for (int u = m->layers % pp ? 0 : -1; u < (vpp == 1 ? nv : 0); u++) {
                     st.pp_first = u < 0 ? 0 : var[u][0];
                     st.pp_last = u < 0 ? 0 : var[u][1];
                     if (!pt_space_allows(sp, PT_D_PP_FIRST, st.pp_first) ||
@@ -319,13 +424,27 @@ static void *work(void *arg)
         for (int mbs = 1; mbs <= 512; mbs++) {
             int odd = mbs;
             while (odd % 2 == 0) odd /= 2;
-            if (odd != 1 && odd != 3) continue; /* 2^a and 3*2^a: the sizes people run */
+            /* 2^a and 3*2^a: the sizes people run, and any --fix/--space lists */
+            if (odd != 1 && odd != 3 && sp->kind[PT_D_MBS] != 1) continue;
             if (!pt_space_allows(sp, PT_D_MBS, mbs)) continue;
-            if (w->o->gbs_lo == w->o->gbs_hi && (w->o->gbs_hi % mbs)) continue;
-            if (mbs > w->o->gbs_hi) break;
-            for (int spv = 0; spv <= (tp > 1); spv++) {
+            if (mbs > w->o->gbs_hi) {
+                refused(w->refused, sp, PT_RULE_GBS, PT_D_MBS);
+                continue;
+            }
+            if (w->o->gbs_lo == w->o->gbs_hi && (w->o->gbs_hi % mbs)) {
+                refused(w->refused, sp, PT_RULE_GBS, PT_D_MBS);
+                continue;
+            }
+            for (int spv = 0; spv <= 1; spv++) {
                 if (!pt_space_allows(sp, PT_D_SP, spv)) continue;
-                if (spv && (job->seq_len / cp) % tp) continue;
+                if (spv && tp == 1) { /* sp=1 needs tp > 1 */
+                    refused(w->refused, sp, PT_RULE_SP, PT_D_SP);
+                    continue;
+                }
+                if (spv && (job->seq_len / cp) % tp) {
+                    refused(w->refused, sp, PT_RULE_SP, -1);
+                    continue;
+                }
                 for (int rc = 0; rc <= 2; rc++) {
                     if (!pt_space_allows(sp, PT_D_RECOMPUTE, rc)) continue;
                     /* with flash attention selective recompute has nothing left
@@ -335,16 +454,25 @@ static void *work(void *arg)
                         sp->kind[PT_D_RECOMPUTE] == 0)
                         continue;
                     /* Megatron: a MoE model with tp > 1 needs sequence parallelism */
-                    if (m->experts > 0 && tp > 1 && !spv) continue;
+                    if (m->experts > 0 && tp > 1 && !spv) {
+                        refused(w->refused, sp, PT_RULE_SP, -1);
+                        continue;
+                    }
                     /* experts: etp dividing tp (Megatron allows any etp; these
                      * are the ones its recipes and torchtitan use), ep dividing
                      * the expert count; a dense model has ep=1, etp=tp */
                     for (int etp = 1; etp <= tp; etp++) {
-                        if (m->experts == 0 ? etp != tp : (tp % etp || m->moe_ffn % etp)) continue;
                         if (!pt_space_allows(sp, PT_D_ETP, etp)) continue;
+                        if (m->experts == 0 ? etp != tp : (tp % etp || m->moe_ffn % etp)) {
+                            refused(w->refused, sp, PT_RULE_EXPERTS, PT_D_ETP);
+                            continue;
+                        }
                         for (int ep = 1; ep <= (m->experts > 0 ? m->experts : 1) && ep <= c->devices; ep++) {
-                            if (m->experts > 0 && m->experts % ep) continue;
                             if (!pt_space_allows(sp, PT_D_EP, ep)) continue;
+                            if (m->experts > 0 && m->experts % ep) {
+                                refused(w->refused, sp, PT_RULE_EXPERTS, PT_D_EP);
+                                continue;
+                            }
                             price_tree(w, m, c, job, sp, tp, cp, mbs, spv, rc, ep, etp);
                         }
                     }
@@ -414,14 +542,26 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
     }
     /* (tp, cp) pairs the model and the cluster allow */
     for (int tp = 1; tp <= 512; tp++) {
-        if (m->heads % tp || m->kv_heads % tp || c->devices % tp) continue;
-        if ((m->experts == 0 || m->dense_layers > 0) && m->ffn % tp) continue;
-        if (m->experts > 0 && m->shared_ffn % tp) continue;
         if (!pt_space_allows(sp, PT_D_TP, tp)) continue;
+        if (c->devices % tp) {
+            refused(r->refused, sp, PT_RULE_DEVICES, PT_D_TP);
+            continue;
+        }
+        if (m->heads % tp || m->kv_heads % tp || ((m->experts == 0 || m->dense_layers > 0) && m->ffn % tp) ||
+            (m->experts > 0 && m->shared_ffn % tp)) {
+            refused(r->refused, sp, PT_RULE_TP_SHAPE, -1);
+            continue;
+        }
         for (int cp = 1; cp <= 256; cp++) {
-            if (c->devices % ((int64_t)tp * cp)) continue;
-            if (cp > 1 && job->seq_len % (2 * (int64_t)cp)) continue;
             if (!pt_space_allows(sp, PT_D_CP, cp)) continue;
+            if (c->devices % ((int64_t)tp * cp)) {
+                refused(r->refused, sp, PT_RULE_DEVICES, PT_D_CP);
+                continue;
+            }
+            if (cp > 1 && job->seq_len % (2 * (int64_t)cp)) {
+                refused(r->refused, sp, PT_RULE_CP_SEQ, -1);
+                continue;
+            }
             if (npairs < 4096) {
                 pairs[npairs][0] = tp;
                 pairs[npairs][1] = cp;
@@ -498,6 +638,7 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                 r->priced += w[i].priced;
                 r->pruned += w[i].pruned;
                 r->fitting += w[i].fitting;
+                for (int k = 0; k < PT_RULE_COUNT; k++) r->refused[k] += w[i].refused[k];
                 if (w[i].have_miss && (!r->have_miss || closer(&w[i].miss, &r->miss))) {
                     r->miss = w[i].miss;
                     r->have_miss = 1;
@@ -530,4 +671,49 @@ void pt_search_free(pt_search_result *r)
     free(r->plans);
     r->plans = NULL;
     r->n = 0;
+}
+
+void pt_search_rule_describe(int r, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                             char *buf, size_t n)
+{
+    switch (r) {
+    case PT_RULE_TP_SHAPE:
+        snprintf(buf, n, "tp must divide num_attention_heads=%lld, num_key_value_heads=%lld and the "
+                 "MLP width %lld", (long long)m->heads, (long long)m->kv_heads,
+                 (long long)(m->experts > 0 && m->dense_layers == 0 ? m->shared_ffn : m->ffn));
+        break;
+    case PT_RULE_DEVICES:
+        snprintf(buf, n, "tp*cp*pp must divide the %lld devices", (long long)c->devices);
+        break;
+    case PT_RULE_CP_SEQ:
+        snprintf(buf, n, "cp: seq_len=%lld must be a multiple of 2*cp", (long long)job->seq_len);
+        break;
+    case PT_RULE_PP_LAYERS:
+        snprintf(buf, n, "pp: num_layers=%lld must give every stage a layer, the middle stages an "
+                 "even share", (long long)m->layers);
+        break;
+    case PT_RULE_VPP:
+        snprintf(buf, n, "vpp: pp*vpp must divide num_layers=%lld (and vpp > 1 needs pp > 1)",
+                 (long long)m->layers);
+        break;
+    case PT_RULE_EXPERTS:
+        snprintf(buf, n, "experts: ep must divide the %lld experts, etp tp and the expert width, "
+                 "ep*etp tp*cp*dp", (long long)m->experts);
+        break;
+    case PT_RULE_SP:
+        snprintf(buf, n, "sp: sequence parallelism needs tp > 1 and seq_len/cp a multiple of tp; "
+                 "a MoE model with tp > 1 needs it");
+        break;
+    case PT_RULE_GBS:
+        snprintf(buf, n, "gbs: the global batch must be a multiple of mbs*dp");
+        break;
+    case PT_RULE_SCHEDULE:
+        snprintf(buf, n, "schedule: interleaved needs micro-batches a multiple of pp, dualpipe an "
+                 "even pp and micro-batch count and even stages, pp=1 runs 1f1b");
+        break;
+    case PT_RULE_OFFLOAD:
+        snprintf(buf, n, "offload: offload=optimizer needs zero>=1, offload=params zero=3");
+        break;
+    default: snprintf(buf, n, "rule %d", r); break;
+    }
 }

@@ -3,9 +3,12 @@
  * the best K kept (SPEC section 1, `partita plan`).
  *
  * Enumeration covers tp, cp, pp (dp is what is left), vpp, mbs, gbs (when a
- * range is given), sp, zero, recompute, schedule, offload and, for a
+ * range is given), sp, zero, recompute, schedule, offload, uneven first and
+ * last stages (beside the even split where pp divides the layers, instead of
+ * it where pp does not; search.c uneven_variants) and, for a
  * mixture-of-experts model, ep and etp (etp dividing tp), generating only
- * strategies that pass the rules of src/strategy.  Per-layer costs are prepared
+ * strategies that pass the rules of src/strategy, and counting per rule the
+ * values the rules refuse (pt_search_rule).  Per-layer costs are prepared
  * once per (mbs, tp, cp, sp, recompute, ep, etp) and reused over the rest (cost.h);
  * each candidate's memory is computed before its time and one that does not
  * fit is not priced (it may still be the nearest miss).  Threads take the
@@ -63,6 +66,30 @@ typedef struct pt_search_opts {
     const void *admit_arg;
 } pt_search_opts;
 
+/* The rules that refuse a candidate while the search enumerates (counted
+ * per value refused, after --space/--fix: a value the space excludes is not
+ * counted; a dimension's values that are not candidates at all -- a tp that
+ * does not divide the devices, a vpp that does not divide the layers -- are
+ * counted only when --space/--fix names that dimension).  When nothing is
+ * left to price, `plan` names the rules with the most refusals. */
+typedef enum pt_search_rule {
+    PT_RULE_TP_SHAPE = 0, /* tp does not divide heads, kv heads or MLP widths   */
+    PT_RULE_DEVICES,      /* tp*cp*pp does not divide the device count          */
+    PT_RULE_CP_SEQ,       /* seq_len is not a multiple of 2*cp                  */
+    PT_RULE_PP_LAYERS,    /* pp above the layers, or no stage layout for it     */
+    PT_RULE_VPP,          /* pp*vpp does not divide the layers                  */
+    PT_RULE_EXPERTS,      /* ep, etp against the experts, tp and tp*cp*dp       */
+    PT_RULE_SP,           /* sequence parallelism: seq/cp vs tp; MoE needs it   */
+    PT_RULE_GBS,          /* the global batch is not a multiple of mbs*dp       */
+    PT_RULE_SCHEDULE,     /* interleaved, dualpipe, uneven stages' schedules    */
+    PT_RULE_OFFLOAD,      /* offload=optimizer needs zero>=1, params zero=3     */
+    PT_RULE_COUNT
+} pt_search_rule;
+
+/* What rule r says, with the model's and the job's numbers, into buf. */
+void pt_search_rule_describe(int r, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                             char *buf, size_t n);
+
 typedef struct pt_search_result {
     int64_t evaluated;   /* candidates whose memory was computed      */
     int64_t priced;      /* candidates whose step time was computed   */
@@ -71,6 +98,7 @@ typedef struct pt_search_result {
     double seconds;      /* wall time of the search                   */
     int n;               /* plans found (<= top_k), best first        */
     pt_plan *plans;
+    int64_t refused[PT_RULE_COUNT]; /* values refused per rule (pt_search_rule) */
     int have_miss;       /* the candidate that came closest to fitting */
     pt_plan miss;        /* (priced), when nothing fits               */
     /* for --explain: per dimension, the best plan whose value differs
@@ -112,8 +140,9 @@ void pt_search_free(pt_search_result *r);
 /* When nothing fits (r->have_miss, r->n == 0): each single change that
  * cuts the nearest miss's memory (recompute=full, mbs=1, zero=3,
  * offload=optimizer, zero=3 offload=params; src/plan/nearmiss.c says why
- * these), priced, where it gives a valid strategy; and the devices the
- * model's weights, gradients and Adam states alone need fully sharded. */
+ * these), priced, where it gives a valid strategy that differs from the
+ * miss and needs less memory than it (miss->cost priced); and the devices
+ * the model's weights, gradients and Adam states alone need fully sharded. */
 #define PT_NEARMISS_TRIES 5
 typedef struct pt_nearmiss_try {
     const char *change;      /* "zero=3 offload=params" (static text)       */

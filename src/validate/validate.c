@@ -727,6 +727,7 @@ pt_status pt_validate_plans(const pt_vresult *r, int top_k, int threads, pt_vpla
         pt_cost_eval(&w->model_v, &w->cluster_v, &w->job_v, &w->st_v, &pub);
         p->published_s = pub.step_time_s;
         p->published_fits = pub.fits;
+        p->published_searched = pub.fits && pt_engine_admits(w->job_v.engine, &w->model_v, &w->job_v, &w->st_v);
         if (sr.n > 0) {
             pt_strategy_format(&sr.plans[0].st, p->best, sizeof p->best);
             p->best_s = sr.plans[0].cost.step_time_s;

@@ -72,6 +72,8 @@ typedef struct pt_vplan {
     char published[200], best[200];
     double published_s, best_s;   /* predicted step times */
     int rank;                     /* published strategy's place in the top K, 0 if absent */
+    int published_searched;       /* and the engine's release runs it (pt_engine_admits):
+                                     the published strategy is in the space searched */
     int published_fits;           /* the model says the published strategy fits: only
                                      then must the search do at least as well */
 } pt_vplan;

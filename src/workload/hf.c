@@ -6,13 +6,17 @@
  * GPTNeoXConfig, NemotronConfig, ...; MPTConfig from mosaicml/llm-foundry), and
  * names the key, its value and its line:col when a key it needs is missing, of
  * the wrong type or impossible.  Keys it does not need are ignored: Hub configs
- * carry many (rope_theta, torch_dtype, bos_token_id, ...).
+ * carry many (torch_dtype, bos_token_id, ...).  Rotary settings (rope_theta,
+ * rope_scaling / rope_parameters), sliding windows (mistral, qwen2, qwen3,
+ * gpt_oss) and MoE router settings (scoring_func, topk_method,
+ * routed_scaling_factor, n_group / topk_group, norm_topk_prob) are read into
+ * the fields the engine exports need.
  * Mixture-of-experts and MLA configs (mixtral, qwen2_moe, qwen3_moe,
  * deepseek_v2, deepseek_v3, gpt_oss) are read by the readers after read_mpt.
  * What it does not: other MoE model types (refused with a message naming the
- * key), encoder or encoder-decoder models, rope scaling (no effect on
- * parameters or FLOPs here), gpt_oss's attention sinks (one number per head)
- * and DeepSeek's expert-score correction bias (not trained by gradients).
+ * key), encoder or encoder-decoder models, gpt_oss's attention sinks (one
+ * number per head) and DeepSeek's expert-score correction bias as
+ * parameters (not trained by gradients; router_expert_bias says it is there).
  *
  * Approximations (the pt_model fields cannot say more):
  *   - llama's attention_bias also puts a bias on o_proj (h per layer), and
@@ -125,6 +129,89 @@ static pt_status get_obj(const hf *h, const char *key, hf *sub, char *path, size
     return PT_OK;
 }
 
+/* A positive real at obj[key] into *out (unchanged when absent). */
+static pt_status get_posnum(const hf *h, const char *key, double *out)
+{
+    double v = *out;
+    int f = 0;
+    TRY(pt_json_num(h->jc, h->obj, h->path, key, 0, &v, &f));
+    if (!f) return PT_OK;
+    if (!(v > 0.0) || v > 1e12) return key_err(h, key, "is not a number in (0, 1e12]");
+    *out = v;
+    return PT_OK;
+}
+
+/* ---- rotary embedding ------------------------------------------------------
+ * The base is theta_key (rope_theta; gpt_neox: rotary_emb_base), default
+ * dflt (the configuration class's: 10000 for LlamaConfig, 1e6 for
+ * MixtralConfig, 150000 for GptOssConfig).  Scaling is rope_scaling's
+ * rope_type (older configs: "type"; "default" is none) with factor,
+ * original_max_position_embeddings, low/high_freq_factor (llama3) and
+ * mscale/mscale_all_dim (yarn, DeepSeek).  transformers' newer configs hold
+ * theta and scaling together in rope_parameters; both forms are read
+ * (docs/reference/engines-and-formats.md section e, convert_rope_params_to_dict). */
+static pt_status read_rope(const hf *h, pt_model *m, const char *theta_key, double dflt)
+{
+    hf rp, rs;
+    const hf *sc;
+    char ppath[256], spath[256], t[64] = "";
+    int tf = 0;
+    int64_t orig = 0;
+    m->rope_theta = dflt;
+    TRY(get_posnum(h, theta_key, &m->rope_theta));
+    TRY(get_obj(h, "rope_parameters", &rp, ppath, sizeof ppath));
+    if (rp.obj) TRY(get_posnum(&rp, "rope_theta", &m->rope_theta));
+    TRY(get_obj(h, "rope_scaling", &rs, spath, sizeof spath));
+    sc = rs.obj ? &rs : rp.obj ? &rp : NULL;
+    if (!sc) return PT_OK;
+    TRY(pt_json_str(sc->jc, sc->obj, sc->path, "rope_type", 0, t, sizeof t, &tf));
+    if (!tf) TRY(pt_json_str(sc->jc, sc->obj, sc->path, "type", 0, t, sizeof t, &tf));
+    if (!tf && sc == &rs)
+        return key_err(h, "rope_scaling", "has no rope_type (or type)");
+    if (strcmp(t, "default") == 0) t[0] = 0;
+    if (strlen(t) >= sizeof m->rope_type)
+        return key_err(sc, json_object_get(sc->obj, "rope_type") ? "rope_type" : "type",
+                       "is longer than %d characters", (int)sizeof m->rope_type - 1);
+    pt_strlcpy(m->rope_type, t, sizeof m->rope_type);
+    if (!t[0]) return PT_OK;
+    TRY(get_posnum(sc, "factor", &m->rope_factor));
+    TRY(pt_json_int(sc->jc, sc->obj, sc->path, "original_max_position_embeddings", 0, 1,
+                    PT_MODEL_DIM_MAX, &orig, NULL));
+    m->rope_orig_max = orig;
+    TRY(get_posnum(sc, "low_freq_factor", &m->rope_low_freq));
+    TRY(get_posnum(sc, "high_freq_factor", &m->rope_high_freq));
+    TRY(get_posnum(sc, "mscale", &m->rope_mscale));
+    TRY(get_posnum(sc, "mscale_all_dim", &m->rope_mscale_all_dim));
+    return PT_OK;
+}
+
+/* ---- MoE router (deepseek_v2, deepseek_v3, qwen MoE) -----------------------
+ * scoring_func "softmax" / "sigmoid" (DeepseekV3Config: sigmoid), topk_method
+ * "noaux_tc" (V3: a score-correction bias per expert, aux-loss-free
+ * balancing) or "greedy" / "group_limited_greedy", routed_scaling_factor
+ * (V3 2.5), norm_topk_prob (V3 true; Qwen2/3-MoE and DeepSeek-V2 classes
+ * false: softmax over every expert with the top-k weights kept as they are). */
+static pt_status read_router(const hf *h, pt_model *m, const char *dflt_score, const char *dflt_topk,
+                             double dflt_scale, int dflt_norm)
+{
+    char score[32], method[32];
+    int norm = dflt_norm;
+    double scale = dflt_scale;
+    pt_strlcpy(score, dflt_score, sizeof score);
+    pt_strlcpy(method, dflt_topk, sizeof method);
+    TRY(pt_json_str(h->jc, h->obj, h->path, "scoring_func", 0, score, sizeof score, NULL));
+    TRY(pt_json_str(h->jc, h->obj, h->path, "topk_method", 0, method, sizeof method, NULL));
+    TRY(get_bool(h, "norm_topk_prob", dflt_norm, &norm));
+    if (strcmp(score, "sigmoid") == 0) m->router_sigmoid = 1;
+    else if (strcmp(score, "softmax") != 0)
+        return key_err(h, "scoring_func", "is not \"softmax\" or \"sigmoid\"");
+    m->router_expert_bias = strcmp(method, "noaux_tc") == 0;
+    m->router_pre_softmax = !m->router_sigmoid && !norm;
+    TRY(get_posnum(h, "routed_scaling_factor", &scale)); /* dflt_scale 0: none */
+    m->router_topk_scale = scale == 1.0 ? 0.0 : scale;
+    return PT_OK;
+}
+
 /* heads | hidden when head_dim is derived (then sets it), kv_heads | heads. */
 static pt_status heads_shape(const hf *h, pt_model *m, const char *heads_key,
                              const char *hidden_key, const char *kv_key, int head_dim_given)
@@ -180,9 +267,15 @@ static pt_status read_window(const hf *h, const char *type, pt_model *m)
     if (j && json_is_null(j)) w = 0;
     TRY(get_pos(h, "sliding_window", 0, &w, &found));
     m->window = m->window_layers = 0;
-    if (!use || w == 0) return PT_OK;
+    TRY(layer_types_windows(h, m, &given)); /* a layer_types list overrides the rest */
+    if (!given && !use) return PT_OK;
+    if (w == 0) { /* sliding_window null: no window, so no layer may slide */
+        if (given && m->window_layers > 0)
+            return key_err(h, "layer_types", "names sliding_attention layers but sliding_window is null");
+        m->window_layers = 0;
+        return PT_OK;
+    }
     m->window = w;
-    TRY(layer_types_windows(h, m, &given));
     if (!given) m->window_layers = qwen ? (from < m->layers ? m->layers - from : 0) : m->layers;
     if (m->window_layers == 0) m->window = 0;
     return PT_OK;
@@ -219,6 +312,7 @@ static pt_status read_llama(const hf *h, const char *type, pt_model *m)
     m->linear_bias = mb;
     m->qkv_bias = ab || strcmp(type, "qwen2") == 0;
     m->learned_pos = 0;
+    TRY(read_rope(h, m, "rope_theta", 10000.0));
     return read_window(h, type, m);
 }
 
@@ -277,6 +371,7 @@ static pt_status read_neox(const hf *h, const char *type, pt_model *m)
     m->norm_bias = 1;
     m->linear_bias = 1;
     m->learned_pos = 0;
+    TRY(read_rope(h, m, "rotary_emb_base", 10000.0));
     return PT_OK;
 }
 
@@ -411,6 +506,8 @@ static pt_status read_mixtral(const hf *h, const char *type, pt_model *m)
     TRY(read_window(h, type, m));
     TRY(moe_counts(h, m, 2));
     m->moe_ffn = m->ffn;
+    TRY(read_rope(h, m, "rope_theta", 1e6)); /* MixtralConfig default_theta */
+    /* softmax over the experts, top-k renormalised (MixtralSparseMoeBlock) */
     return PT_OK;
 }
 
@@ -424,6 +521,7 @@ static pt_status read_qwen_moe(const hf *h, const char *type, pt_model *m)
     const json_t *only = json_object_get(h->obj, "mlp_only_layers");
     TRY(read_llama(h, strcmp(type, "qwen2_moe") == 0 ? "qwen2" : "qwen3", m));
     TRY(moe_counts(h, m, 8));
+    TRY(read_router(h, m, "softmax", "greedy", 0.0, 0));
     TRY(get_pos(h, "moe_intermediate_size", 1, &m->moe_ffn, NULL));
     TRY(get_pos(h, "shared_expert_intermediate_size", 0, &m->shared_ffn, &found));
     TRY(get_pos(h, "decoder_sparse_step", 0, &step, NULL));
@@ -504,6 +602,12 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
         return key_err(h, "n_group", "does not divide the %lld routed experts", (long long)m->experts);
     if (topk_group > groups)
         return key_err(h, "topk_group", "is more than n_group=%lld", (long long)groups);
+    if (groups > 1) {
+        m->router_groups = groups;
+        m->router_group_topk = topk_group;
+    }
+    TRY(read_router(h, m, v3 ? "sigmoid" : "softmax", v3 ? "noaux_tc" : "greedy", v3 ? 2.5 : 0.0, v3));
+    TRY(read_rope(h, m, "rope_theta", 10000.0));
     /* MLA: q_lora_rank null (DeepSeek-V2-Lite) projects q directly */
     m->mla = 1;
     if (ql && !json_is_null(ql)) TRY(get_pos(h, "q_lora_rank", 1, &m->q_lora, NULL));
@@ -545,6 +649,7 @@ static pt_status read_gpt_oss(const hf *h, const char *type, pt_model *m)
     TRY(moe_counts(h, m, 4));
     m->moe_ffn = m->ffn;
     m->expert_bias = 1;
+    TRY(read_rope(h, m, "rope_theta", 150000.0)); /* GptOssConfig */
     TRY(get_bool(h, "attention_bias", 1, &m->qkv_bias));
     m->window = 128;
     TRY(get_pos(h, "sliding_window", 0, &m->window, &found));
