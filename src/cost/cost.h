@@ -56,6 +56,11 @@ int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi);
  * (default PT_MOE_IMBALANCE_DEFAULT), capped by the capacity factor. */
 double pt_cost_moe_load(const pt_job *job);
 
+/* Tied embeddings across pipeline stages: the first and the last stage
+ * all-reduce the embedding gradient once per step, after the pipeline
+ * drains (0 when untied or pp == 1).  Part of time.pp_comm. */
+double pt_cost_tied_embedding_s(const pt_model *m, const pt_cluster *c, const pt_strategy *st);
+
 /* The allowance for context, workspaces and fragmentation given the rest. */
 int64_t pt_cost_other_bytes(double rest);
 
