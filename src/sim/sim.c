@@ -355,6 +355,7 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
     sim s;
     pt_cost_prep pr;
     pt_cost cost;
+    struct pick { int valid, found; double t; op o; } *picks = NULL; /* greedy: per rank */
     int64_t nops, done = 0;
     double lv, T;
     memset(&s, 0, sizeof s);
@@ -456,6 +457,10 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
     }
 
     nops = s.M * s.V * (s.split ? 3 : 2);
+    /* a greedy rank's choice changes only when it ran something or an input
+     * of its arrived, so it is kept until then (pp=32 ZB-V at 256
+     * micro-batches: 1.6 s, not 50) */
+    if (s.greedy && !(picks = calloc((size_t)s.pp, sizeof *picks))) goto oom;
     while (done < nops) {
         int bd = -1;
         double bt = INFINITY;
@@ -464,7 +469,13 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
             op o;
             double t;
             if (s.greedy) {
-                if (!greedy_pick(&s, dv, &o, &t)) continue;
+                if (!picks[dv].valid) {
+                    picks[dv].found = greedy_pick(&s, dv, &picks[dv].o, &picks[dv].t);
+                    picks[dv].valid = 1;
+                }
+                if (!picks[dv].found) continue;
+                o = picks[dv].o;
+                t = picks[dv].t;
             } else {
                 if (s.next[dv] >= s.norder[dv]) continue;
                 o = s.order[dv][s.next[dv]];
@@ -482,14 +493,22 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
             pt_diag_set(d, NULL, pt_strategy_key_name(PT_K_SCHEDULE), pt_schedule_name(st->schedule),
                         "simulator: schedule %s deadlocked after %lld of %lld operations",
                         pt_schedule_name(st->schedule), (long long)done, (long long)nops);
+            free(picks);
             free_sim(&s);
             pt_sim_free(r);
             return PT_EINPUT;
         }
         if (!execute(&s, bd, &bo, bt)) goto oom;
         if (!s.greedy) s.next[bd]++;
+        if (picks) {
+            picks[bd].valid = 0;
+            if (bo.kind == PT_OP_F && bo.vs + 1 < s.V) picks[dev_of(&s, bo.mb, bo.vs + 1)].valid = 0;
+            if (bo.kind == PT_OP_B && bo.vs > 0) picks[dev_of(&s, bo.mb, bo.vs - 1)].valid = 0;
+        }
         done++;
     }
+    free(picks);
+    picks = NULL;
 
     r->pp = s.pp;
     r->chunks = s.chunks;
@@ -508,6 +527,7 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
     free_sim(&s);
     return PT_OK;
 oom:
+    free(picks);
     free_sim(&s);
     pt_sim_free(r);
     pt_diag_set(d, NULL, NULL, NULL, "out of memory in the simulator");
