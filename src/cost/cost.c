@@ -24,11 +24,20 @@
  *    sequence-sharded GEMM inputs for the weight gradients runs asynchronously
  *    under the data-gradient GEMM in Megatron and is not charged.
  *  - PP: 1F1B/GPipe bubble (p-1)(t_f+t_b), interleaved (p-1)(t_f+t_b)/v
- *    (Narayanan et al. SC'21 eq. 2-3); ZB-H1 (p-1)*t_f and ZB-V
- *    (p-1)*max(0, t_F - t_W) per chunk (Qi et al. 2024); DualPipe
- *    (p/2-1)*t_f with two mirrored stages per rank (DeepSeek-V3 report,
- *    Table 2).  Point-to-point b*s*h/t per boundary crossing, on the critical
- *    path (Megatron's batched isend/irecv waits before compute).
+ *    (Narayanan et al. SC'21 eq. 2-3), with unequal stages the other
+ *    stages' forwards and backwards once (the fill and the drain); ZB-H1
+ *    (p-1)(T_F + T_B - T_W) (Qi et al. 2024, "Zero Bubble Pipeline
+ *    Parallelism", section 3.1) when p micro-batches are in flight; ZB-V and
+ *    DualPipe (two chunks per rank, Qi et al. section 6; DeepSeek-V3 report
+ *    Table 2) their ideals with enough micro-batches and one micro-batch's
+ *    path through every rank with few.  Each form is derived from the order
+ *    src/sim replays, so the two agree at any micro-batch count
+ *    (tests/test_sim.c); where they cannot (ZB-V and DualPipe are ordered
+ *    greedily there), `plan` re-ranks by simulation (src/plan/rerank.c).
+ *    Point-to-point b*s*h/t per boundary crossing, on the critical
+ *    path (Megatron's batched isend/irecv waits before compute).  Memory:
+ *    the activations each rank keeps at its peak under the same orders
+ *    (in_flight).
  *  - DP/ZeRO: Megatron DDP all-reduces fp32 gradients (ZeRO 0); the
  *    distributed optimizer (ZeRO 1/2) reduce-scatters them and all-gathers
  *    bf16 parameters; both overlap with the last micro-batch's backward (and
@@ -547,6 +556,25 @@ static double expert_dp(const pt_strategy *st)
     return (double)pt_strategy_group_size(st, PT_GROUP_EDP);
 }
 
+/* Whether the stage `which` (0: rank 0, 1: rank pp-1, 2: rank 1) holds the
+ * first and the last layers.  A linear pipeline: rank 0 the first, rank
+ * pp-1 the last.  ZB-V folds the pipeline into a V, so rank 0 holds virtual
+ * stages 0 and 2p-1 (both ends) and rank pp-1 the two middle ones;
+ * DualPipe runs it in both directions, so ranks 0 and pp-1 each hold both
+ * ends (as src/sim places them). */
+static void stage_ends(const pt_strategy *st, int which, int *first, int *last)
+{
+    if (st->pp == 1) {
+        *first = *last = 1;
+        return;
+    }
+    switch (st->schedule) {
+    case PT_SCHED_ZBV: *first = *last = which == 0; return;
+    case PT_SCHED_DUALPIPE: *first = *last = which != 2; return;
+    default: *first = which == 0, *last = which == 1; return;
+    }
+}
+
 /* Micro-batches whose activations pipeline rank d keeps at its peak, in
  * units of one micro-batch through all of the rank's layers, as src/sim's
  * orders hold them (mb micro-batches per pipeline):
@@ -651,12 +679,13 @@ static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
      * ones: it keeps the most micro-batches, and with uneven stages it may
      * hold more layers) */
     for (int which = 0; which < 3; which++) {
-        int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
+        int first, last;
         int rank = which == 0 ? 0 : which == 1 ? st->pp - 1 : 1;
         double fe = 0, fl = in_flight(st, mb, rank, &fe);
         pt_memory k;
         double a, rest;
         if (which == 2 && st->pp < 3) break;
+        stage_ends(st, which, &first, &last);
         pt_cost_stage_states(m, job, st, pr, first, last, &k);
         a = per_layer * layers_on(m, st, first, last) * fl;
         if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
@@ -794,11 +823,17 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     tf = tb = tpf = tpb = cpf = cpb = 0;
     sfw[0] = sfw[1] = sfw[2] = sbw[0] = sbw[1] = sbw[2] = 0;
     for (int which = 0; which < 3; which++) {
-        int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
-        double n = layers_on(m, st, first, last);
-        double nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
-        double ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
-        double f = n * L.f + (first ? emb_f : 0) + (last ? head_f : 0);
+        int first, last;
+        double n, nd, ne, f;
+        /* per micro-batch: DualPipe's rank 0 runs the first stage of one
+         * direction's micro-batches and the last of the other's, priced as
+         * the linear pipeline's first and last ranks */
+        stage_ends(st, which, &first, &last);
+        if (st->schedule == PT_SCHED_DUALPIPE) first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
+        n = layers_on(m, st, first, last);
+        nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
+        ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
+        f = n * L.f + (first ? emb_f : 0) + (last ? head_f : 0);
         double b = n * L.b + (first ? emb_b : 0) + (last ? head_b : 0);
         double xf = n * L.tp_f + (first ? emb_tp : 0), xb = n * L.tp_b + (first && st->sp ? emb_tp : 0);
         double ef = ne * pr->lep_f, ebk = ne * pr->lep_b, tot;
@@ -889,7 +924,20 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         bubble = (chain > steady ? chain : steady) - busy;
         break;
     }
-    case PT_SCHED_DUALPIPE: bubble = (st->pp / 2.0 - 1.0) * mbd; break;
+    case PT_SCHED_DUALPIPE: {
+        /* DeepSeek-V3 report Table 2: (p/2 - 1)(F&B + B - 3W) with enough
+         * micro-batches, priced here as (p/2 - 1) T_F; with few, the two
+         * directions' first micro-batches cross every rank and meet in the
+         * middle: src/sim's step then takes p (T_F + T_B) + 2 T_W for one
+         * micro-batch each way and one T_F + T_B/2 more per further one
+         * (replayed with equal F, B and W) */
+        double busy = nmb * (mbd + 2.0 * tw);
+        double chain = (fill_f + mbd) + 0.5 * (fill_b + 2.0 * tw) + (st->pp + 2.0) * tw +
+                       (nmb - 2.0) * (mbd + tw);
+        double steady = busy + (st->pp / 2.0 - 1.0) * mbd;
+        bubble = (chain > steady ? chain : steady) - busy;
+        break;
+    }
     default: bubble = 0; break;
     }
 
