@@ -434,25 +434,29 @@ static void test_bubble(void **state)
     pt_strategy st;
     pt_cost k;
     (void)state;
+    /* a 64-token vocabulary: the embedding and the logits weigh nothing, so
+     * the stages are nearly equal and the fill and drain are (p-1)(t_f+t_b)
+     * to within 1% (the first stage's embedding all-reduce over tp remains) */
+    m.vocab = 64;
     /* dp = 1024/64 = 16, m = 1536/16 = 96 */
     st = th_strategy("tp=8 pp=8 schedule=1f1b", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
     assert_int_equal(k.microbatches, 96);
-    th_near_rel(bubble_in_microbatches(&k), 7.0, 1e-9, "1f1b, pp=8: p-1");
+    th_near_rel(bubble_in_microbatches(&k), 7.0, 0.01, "1f1b, pp=8: p-1");
     st = th_strategy("tp=8 pp=8 vpp=2", &m, &c, &j);
     assert_int_equal(st.schedule, PT_SCHED_INTERLEAVED);
     k = eval(&m, &c, &j, &st);
-    th_near_rel(bubble_in_microbatches(&k), 7.0 / 2.0, 1e-9, "interleaved, v=2: (p-1)/v");
+    th_near_rel(bubble_in_microbatches(&k), 7.0 / 2.0, 0.01, "interleaved, v=2: (p-1)/v");
     st = th_strategy("tp=8 pp=8 vpp=3", &m, &c, &j); /* 96 layers = 8 * 3 * 4 */
     k = eval(&m, &c, &j, &st);
-    th_near_rel(bubble_in_microbatches(&k), 7.0 / 3.0, 1e-9, "interleaved, v=3: (p-1)/v");
+    th_near_rel(bubble_in_microbatches(&k), 7.0 / 3.0, 0.01, "interleaved, v=3: (p-1)/v");
     /* pp=16 (tp=8, dp=8, m=192) and with context parallelism */
     st = th_strategy("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
-    th_near_rel(bubble_in_microbatches(&k), 15.0, 1e-9, "1f1b, pp=16");
+    th_near_rel(bubble_in_microbatches(&k), 15.0, 0.01, "1f1b, pp=16");
     st = th_strategy("tp=4 cp=2 pp=4", &m, &c, &j);
     k = eval(&m, &c, &j, &st);
-    th_near_rel(bubble_in_microbatches(&k), 3.0, 1e-9, "1f1b, pp=4, cp=2");
+    th_near_rel(bubble_in_microbatches(&k), 3.0, 0.01, "1f1b, pp=4, cp=2");
     /* no pipeline, no bubble */
     st = th_strategy("tp=8 zero=3 recompute=full", &m, &c, &j);
     th_near_abs(eval(&m, &c, &j, &st).time.bubble, 0, 0, "bubble without pp");
@@ -480,9 +484,11 @@ static void test_gpipe_vs_1f1b(void **state)
     th_near_rel(g.step_time_s, f.step_time_s, 1e-12, "gpipe and 1f1b step time");
     th_near_rel(g.time.bubble, f.time.bubble, 1e-12, "gpipe and 1f1b bubble");
     /* 16 micro-batches against 4 on the first stage; GPipe's busiest device
-     * may be the last stage (16 micro-batches plus the fp32 logits), where
-     * 1F1B keeps one, so the ratio lies a little above 4 */
-    assert_true(ratio > 3.0 && ratio <= 4.5);
+     * is the last stage, which keeps the fp32 logits (8192 x 128256 x 4 B / tp
+     * = 2 GiB) of all 16 micro-batches besides their 8 layers' activations,
+     * where 1F1B keeps one: the ratio lies above 4 (5.8; src/sim's replay
+     * peaks at the same 114.2 GiB) */
+    assert_true(ratio > 4.0 && ratio <= 6.5);
     assert_true(g.mem.total > f.mem.total);
 }
 

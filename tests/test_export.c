@@ -529,7 +529,7 @@ static void test_priced_header(void **state)
         char *plain = export_ok(fmts[i], &s), *out = NULL, note[1024], want[1024], desc[256];
         memset(&d, 0, sizeof d);
         assert_int_equal(pt_cost_eval(&s.m, &s.c, &s.j, &s.st, &k), PT_OK);
-        assert_int_equal(pt_emit_export_priced(fmts[i], &s.m, &s.c, &s.j, &s.st, &k, &out, note, sizeof note, &d),
+        assert_int_equal(pt_emit_export_priced(fmts[i], &s.m, &s.c, &s.j, &s.st, &k, 0, &out, note, sizeof note, &d),
                          PT_OK);
         pt_strategy_format(&s.st, desc, sizeof desc);
         snprintf(want, sizeof want, "partita: predicted step %.3f s (analytic model), peak memory %.1f of "

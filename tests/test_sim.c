@@ -8,6 +8,7 @@
 #include "base/base.h"
 #include "validate/validate.h"
 #include "sim/sim.h"
+#include "cost/cost.h"
 
 /* A uniform pipeline on a hand example: gpt-1.7b's 24 layers with a 64-token
  * vocabulary (so the embedding and the logits weigh nothing), pp=4 with 6
@@ -155,6 +156,189 @@ static void test_moe_agrees(void **state)
     }
 }
 
+/* The analytic model and the simulator agree at every micro-batch count.
+ * For each shape and schedule, m = 1 .. 4 pp micro-batches per pipeline
+ * (those the schedule accepts: interleaved needs multiples of pp): the
+ * analytic step and peak memory within 3% of the simulated ones.  The fill
+ * and drain are derived in src/cost/cost.c from the orders src/sim replays
+ * (1F1B/GPipe: every stage but the slowest once forward and once backward,
+ * Narayanan et al. eq. 2; ZB-H1: the forward fill plus the input-gradient
+ * drain less one T_W per further micro-batch, down to Qi et al.'s
+ * (p-1)(T_F + T_B - T_W)). */
+static void sweep(const char *model, const char *cluster, int64_t gpus, int64_t seq, int tp, const char *sched,
+                  int vpp, int *cases, double *worst_t, double *worst_m)
+{
+    pt_model m = th_model(model);
+    pt_cluster c = th_cluster(cluster, gpus);
+    for (int pp = 2; pp <= 8; pp *= 2) {
+        int64_t dp = gpus / ((int64_t)tp * pp);
+        for (int mb = 1; mb <= 4 * pp; mb++) {
+            pt_job j = th_job(seq, mb * dp, 1);
+            pt_strategy st;
+            pt_sim_result r;
+            pt_cost k;
+            pt_diag d;
+            unsigned set = 0;
+            char text[160], what[240];
+            double et, em;
+            snprintf(text, sizeof text, "tp=%d pp=%d dp=%lld mbs=1 schedule=%s vpp=%d", tp, pp, (long long)dp,
+                     sched, vpp);
+            memset(&st, 0, sizeof st);
+            assert_int_equal(pt_strategy_parse(text, &st, &set, &d), PT_OK);
+            if (pt_strategy_resolve(&st, set, &m, &c, &j, &d) != PT_OK) continue; /* m not a multiple of pp */
+            assert_int_equal(pt_cost_eval(&m, &c, &j, &st, &k), PT_OK);
+            assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
+            et = r.step_time_s / k.step_time_s - 1.0;
+            em = (double)r.peak_bytes / (double)k.mem.total - 1.0;
+            snprintf(what, sizeof what, "%s %s m=%d: simulated step against analytic", model, text, mb);
+            th_near_rel(r.step_time_s, k.step_time_s, 0.03, what);
+            snprintf(what, sizeof what, "%s %s m=%d: simulated peak memory against analytic", model, text, mb);
+            th_near_rel((double)r.peak_bytes, (double)k.mem.total, 0.03, what);
+            if (fabs(et) > *worst_t) *worst_t = fabs(et);
+            if (fabs(em) > *worst_m) *worst_m = fabs(em);
+            (*cases)++;
+            pt_sim_free(&r);
+        }
+    }
+}
+
+static void test_sweep_microbatches(void **state)
+{
+    static const struct {
+        const char *model, *cluster;
+        int64_t gpus, seq;
+        int tp;
+    } shapes[] = {
+        {"llama3-8b", "dgx-h100", 64, 4096, 1},      /* 32 layers: 16 virtual stages at pp=8 v=2 */
+        {"gpt3-175b", "dgx-a100-80g", 512, 2048, 8}, /* 96 layers, tied embeddings */
+        {"llama3-70b", "dgx-h100", 128, 8192, 8},    /* 80 layers, a heavy logits stage */
+    };
+    static const struct { const char *s; int vpp; } sched[] = {
+        {"gpipe", 1}, {"1f1b", 1}, {"interleaved", 2}, {"zb-h1", 1},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (size_t k = 0; k < sizeof sched / sizeof *sched; k++) {
+            int n = 0;
+            double wt = 0, wm = 0;
+            sweep(shapes[i].model, shapes[i].cluster, shapes[i].gpus, shapes[i].seq, shapes[i].tp, sched[k].s,
+                  sched[k].vpp, &n, &wt, &wm);
+            printf("  %-10s %-11s %3d steps (pp 2, 4, 8; m 1..4pp): worst step %.2f%%, peak %.2f%%\n",
+                   shapes[i].model, sched[k].s, n, 100 * wt, 100 * wm);
+            assert_true(n >= 12); /* interleaved: the 4 multiples of pp per pp */
+        }
+}
+
+/* One micro-batch through a ZB-V pipeline (the nemotron4-340b plan of issue
+ * 14, which the analytic model once priced with no bubble at 3.285 s): the
+ * step is one pass down the V and back, all 2p chunk forwards and
+ * input-gradient halves and the first chunk's weight gradient; the analytic
+ * model and the simulator agree within 3%. */
+static void test_zbv_one_microbatch(void **state)
+{
+    pt_model m = th_model("nemotron4-340b");
+    pt_cluster c = th_cluster("dgx-h100", 2048);
+    pt_job j = th_job(4096, 512, 1);
+    pt_strategy st = th_strategy("tp=1 pp=4 dp=512 vpp=2 mbs=1 zero=3 schedule=zb-v", &m, &c, &j);
+    pt_sim_result r;
+    pt_cost k;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_cost_eval(&m, &c, &j, &st, &k), PT_OK);
+    assert_int_equal(k.microbatches, 1);
+    assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
+    th_near_rel(r.step_time_s, k.step_time_s, 0.03, "nemotron4-340b zb-v, one micro-batch");
+    assert_true(k.time.bubble > 0.5 * k.time.compute); /* most of the step idles */
+    pt_sim_free(&r);
+}
+
+/* DualPipe with one micro-batch each way: both cross every rank and meet in
+ * the middle, p (T_F + T_B) + 2 T_W (cost.c), where the ideal of the
+ * DeepSeek-V3 report, (p/2 - 1) T_F, would make the pipeline several times
+ * faster than the simulator's; gpt3-175b tp=8 on 512 A100, pp 4 and 8. */
+static void test_dualpipe_two_microbatches(void **state)
+{
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 512);
+    (void)state;
+    for (int pp = 4; pp <= 8; pp *= 2) {
+        pt_job j = th_job(2048, 2 * 512 / 8 / pp, 1);
+        pt_strategy st;
+        pt_sim_result r;
+        pt_cost k;
+        pt_diag d;
+        char text[96], what[160];
+        snprintf(text, sizeof text, "tp=8 pp=%d mbs=1 schedule=dualpipe", pp);
+        st = th_strategy(text, &m, &c, &j);
+        assert_int_equal(pt_cost_eval(&m, &c, &j, &st, &k), PT_OK);
+        assert_int_equal(k.microbatches, 2);
+        assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
+        snprintf(what, sizeof what, "gpt3-175b %s, one micro-batch each way", text);
+        th_near_rel(r.step_time_s, k.step_time_s, 0.03, what);
+        /* the pipeline alone, within 10% (8.1% at pp=4: the simulator's
+         * greedy order meets in the middle later than the formula says) */
+        th_near_rel(r.pipeline_s, k.step_time_s - r.tail_s, 0.10, what);
+        pt_sim_free(&r);
+    }
+}
+
+/* Re-ranking by simulation (src/plan/rerank.c): the plans kept are the pool's
+ * best by simulated step time, each reports its simulated step and fits by
+ * its simulated peak, no plan of the pool that fits is faster than the first
+ * one, and the answer is the same for 1 and 3 threads. */
+static void test_rerank(void **state)
+{
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
+    pt_job j = th_job(4096, 64, 1);
+    pt_search_result r[2];
+    pt_plan_check *k[2];
+    pt_diag d;
+    int keep = 3, pool = pt_plan_rerank_pool(keep);
+    int64_t device = (int64_t)(c.dev.memory_GiB * PT_GiB);
+    (void)state;
+    assert_int_equal(pool, 20);
+    assert_int_equal(pt_plan_rerank_pool(100), 400);
+    for (int t = 0; t < 2; t++) {
+        pt_search_opts o = th_search_opts(pool, t == 0 ? 1 : 3, 64);
+        assert_int_equal(pt_search(&m, &c, &j, &o, &r[t], &d), PT_OK);
+        assert_int_equal(r[t].n, pool);
+        if (t == 0) {
+            /* the pool's fastest fitting plan by simulation, replayed here */
+            double best = 1e300;
+            for (int i = 0; i < r[0].n; i++) {
+                pt_sim_result s;
+                assert_int_equal(pt_sim_run(&m, &c, &j, &r[0].plans[i].st, &s, &d), PT_OK);
+                if (s.peak_bytes <= device && s.step_time_s < best) best = s.step_time_s;
+                pt_sim_free(&s);
+            }
+            assert_int_equal(pt_plan_rerank(&m, &c, &j, &o, &r[0], keep, &k[0], &d), PT_OK);
+            th_near_rel(r[0].plans[0].cost.step_time_s, best, 1e-12, "first plan: the pool's fastest simulated");
+        } else {
+            assert_int_equal(pt_plan_rerank(&m, &c, &j, &o, &r[1], keep, &k[1], &d), PT_OK);
+        }
+        assert_int_equal(r[t].n, keep);
+        for (int i = 0; i < r[t].n; i++) {
+            assert_true(k[t][i].simulated);
+            th_near_rel(r[t].plans[i].cost.step_time_s, k[t][i].simulated_step_time_s, 1e-12, "reported step");
+            th_near_rel(r[t].plans[i].cost.tokens_per_s,
+                        (double)r[t].plans[i].st.gbs * 4096 / k[t][i].simulated_step_time_s, 1e-9, "tokens/s");
+            assert_true(k[t][i].simulated_peak_bytes <= device);
+            if (i > 0) assert_true(r[t].plans[i].cost.step_time_s >= r[t].plans[i - 1].cost.step_time_s);
+        }
+    }
+    for (int i = 0; i < keep; i++) {
+        char a[256], b[256];
+        pt_strategy_format(&r[0].plans[i].st, a, sizeof a);
+        pt_strategy_format(&r[1].plans[i].st, b, sizeof b);
+        assert_string_equal(a, b);
+    }
+    for (int t = 0; t < 2; t++) {
+        free(k[t]);
+        pt_search_free(&r[t]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +346,10 @@ int main(void)
         cmocka_unit_test(test_zero_bubble),
         cmocka_unit_test(test_published_runs),
         cmocka_unit_test(test_moe_agrees),
+        cmocka_unit_test(test_sweep_microbatches),
+        cmocka_unit_test(test_zbv_one_microbatch),
+        cmocka_unit_test(test_dualpipe_two_microbatches),
+        cmocka_unit_test(test_rerank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ static const char *part_level(const pt_cluster *c, const pt_strategy *st, int k)
 }
 
 static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *job,
-                        const pt_search_result *r, int threads)
+                        const pt_search_result *r, const pt_plan_check *chk, int threads)
 {
     char mn[300], cn[300], dn[300];
     int any = job->engine == PT_ENGINE_ANY;
@@ -58,7 +58,7 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
            "(%d thread%s)\n\n", (long long)r->evaluated, (long long)r->fitting, (long long)r->pruned,
            threads, threads == 1 ? "" : "s");
     printf("%2s  %-72s %9s %10s %7s %6s %8s  %s%s\n", "#", "strategy", "step s", "tokens/s", "TFLOP/s",
-           "MFU", "mem GiB", any ? "engine      " : "", "where the time goes");
+           "MFU", "mem GiB", any ? "engine      " : "", "where the time goes (analytic)");
     for (int i = 0; i < r->n; i++) {
         const pt_plan *p = &r->plans[i];
         char s[256], parts[160] = "";
@@ -77,17 +77,24 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
             snprintf(s + k, sizeof s - k, " layers %d/../%d", p->st.pp_first, p->st.pp_last);
         }
         for (int k = 0; k < 9 && used + 20 < sizeof parts; k++) {
-            double v = time_part(&p->cost.time, k);
-            if (v / p->cost.step_time_s >= 0.005)
+            double v = time_part(&p->cost.time, k), an = chk[i].analytic_step_time_s;
+            if (v / an >= 0.005)
                 used += (size_t)snprintf(parts + used, sizeof parts - used, "%s%s %.0f%%",
-                                         used ? ", " : "", time_part_name(k),
-                                         100.0 * v / p->cost.step_time_s);
+                                         used ? ", " : "", time_part_name(k), 100.0 * v / an);
         }
         printf("%2d  %-72s %9.3f %10.0f %7.1f %5.1f%% %8.1f  ", i + 1, s, p->cost.step_time_s,
                p->cost.tokens_per_s, p->cost.model_tflops_per_gpu, 100.0 * p->cost.mfu,
-               gib(p->cost.mem.total));
+               gib(chk[i].simulated ? chk[i].simulated_peak_bytes : p->cost.mem.total));
         if (any) printf("%-12s", pt_engine_label(pt_engine_of(m, job, &p->st)));
         printf("%s\n", parts);
+    }
+    {
+        int nsim = 0;
+        for (int i = 0; i < r->n; i++) nsim += chk[i].simulated;
+        printf("step s, tokens/s, TFLOP/s, MFU and mem GiB: %s\n",
+               nsim == r->n ? "simulated event by event (ranked by the simulator)"
+               : nsim == 0  ? "analytic (beyond the simulator's limits)"
+                            : "simulated where it could replay the step, else analytic");
     }
     { /* plans predicted above the device's best published MFU (issue 14) */
         char nums[80] = "", who[96];
@@ -334,14 +341,15 @@ static int export_engine(const char *export_fmt, cli_job *o)
 /* The export of the plan ranked first, its predicted step time and memory
  * in a comment (on stderr for DeepSpeed's JSON, which has none). */
 static int export_plan(const char *export_fmt, const pt_model *m, const pt_cluster *c, const pt_job *job,
-                       const pt_plan *p, char **text)
+                       const pt_plan *p, const pt_plan_check *k, char **text)
 {
     pt_export_fmt fmt;
     pt_diag d;
     pt_status s;
     char note[512];
     pt_export_parse_fmt(export_fmt, &fmt);
-    if ((s = pt_emit_export_priced(fmt, m, c, job, &p->st, &p->cost, text, note, sizeof note, &d)) != PT_OK)
+    if ((s = pt_emit_export_priced(fmt, m, c, job, &p->st, &p->cost,
+                                   k->simulated ? k->simulated_peak_bytes : 0, text, note, sizeof note, &d)) != PT_OK)
         return cli_fail(s, &d);
     if (fmt == PT_EXPORT_DEEPSPEED) fprintf(stderr, "%s\n", note);
     return 0;
@@ -351,9 +359,9 @@ static int export_plan(const char *export_fmt, const pt_model *m, const pt_clust
  * explanation. */
 static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_search_opts *so,
                         const pt_search_result *r, double min_tokens, double bcrit,
-                        const pt_emit_verified *ver, int explain_f)
+                        const pt_plan_check *chk, int verify, int explain_f)
 {
-    print_table(m, c, job, r, so->threads);
+    print_table(m, c, job, r, chk, so->threads);
     if (min_tokens > 0) {
         printf("\nranked by time to train: E(B) = %.4g tokens x (1 + B / %.4g) to the target\n", min_tokens,
                bcrit);
@@ -366,15 +374,19 @@ static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *jo
                    t.steps, t.time_s / 86400.0);
         }
     }
-    if (ver) {
+    if (verify) {
         printf("\nverified by the step simulator (event by event)\n");
         printf("%2s  %12s %12s %7s %12s %12s\n", "#", "analytic s", "simulated s", "diff", "mem GiB",
                "sim peak GiB");
         for (int i = 0; i < r->n; i++) {
-            if (!ver[i].ok) continue;
-            printf("%2d  %12.3f %12.3f %+6.1f%% %12.1f %12.1f\n", i + 1, r->plans[i].cost.step_time_s,
-                   ver[i].step_time_s, 100.0 * (ver[i].step_time_s / r->plans[i].cost.step_time_s - 1.0),
-                   gib(r->plans[i].cost.mem.total), (double)ver[i].peak_bytes / PT_GiB);
+            const pt_plan_check *k = &chk[i];
+            if (!k->simulated) {
+                printf("%2d  %12.3f %12s\n", i + 1, k->analytic_step_time_s, "not replayed");
+                continue;
+            }
+            printf("%2d  %12.3f %12.3f %+6.1f%% %12.1f %12.1f\n", i + 1, k->analytic_step_time_s,
+                   k->simulated_step_time_s, 100.0 * (k->simulated_step_time_s / k->analytic_step_time_s - 1.0),
+                   gib(k->analytic_peak_bytes), gib(k->simulated_peak_bytes));
         }
     }
     if (explain_f) explain(m, c, so, r);
@@ -391,12 +403,12 @@ int cmd_plan(int argc, char **argv)
     pt_status s;
     pt_search_opts so;
     pt_search_result r;
-    pt_emit_verified *ver = NULL;
+    pt_plan_check *chk = NULL;
     const char *gb, *space, *fix, *export_fmt, *trace, *svg, *v;
     double min_tokens, bcrit;
     pt_goal_lm lm;
     int64_t top = 5, threads = 0;
-    int rc;
+    int rc, verify;
     char *text = NULL;
     int any;
     if ((rc = cli_parse(&cli_cmd_plan, argc, argv, &a)) != CLI_GO) return rc;
@@ -437,7 +449,8 @@ int cmd_plan(int argc, char **argv)
         so.gbs_lo = lo < 1 ? 1 : (int64_t)lo;
         so.gbs_hi = hi < (double)so.gbs_lo ? so.gbs_lo : (int64_t)hi;
     }
-    so.top_k = (int)top;
+    /* the analytic best, a pool of them, replayed and re-ranked below */
+    so.top_k = pt_plan_rerank_pool((int)top);
     so.threads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (so.threads < 1) so.threads = 1;
     so.prune = 1;
@@ -459,10 +472,15 @@ int cmd_plan(int argc, char **argv)
         pt_search_free(&r);
         return 1;
     }
+    if ((s = pt_plan_rerank(&m, &c, &o.job, &so, &r, (int)top, &chk, &d)) != PT_OK) {
+        pt_search_free(&r);
+        return cli_fail(s, &d);
+    }
     if (trace || svg || export_fmt) {
         /* the export first, then every file at once: a failure writes none */
         const char *out = cli_get(&a, "out");
-        if (export_fmt && (rc = export_plan(export_fmt, &m, &c, &o.job, &r.plans[0], &text)) != 0) {
+        if (export_fmt && (rc = export_plan(export_fmt, &m, &c, &o.job, &r.plans[0], &chk[0], &text)) != 0) {
+            free(chk);
             pt_search_free(&r);
             return rc;
         }
@@ -473,6 +491,7 @@ int cmd_plan(int argc, char **argv)
             pj.engine = pt_engine_of(&m, &o.job, &r.plans[0].st);
             if ((s = pt_sim_run(&m, &c, &pj, &r.plans[0].st, &sim, &d)) != PT_OK) {
                 free(text);
+                free(chk);
                 pt_search_free(&r);
                 return cli_fail(s, &d);
             }
@@ -484,37 +503,22 @@ int cmd_plan(int argc, char **argv)
         if (export_fmt && !out && !rc) fputs(text, stdout);
         free(text);
         if (rc || export_fmt) {
+            free(chk);
             pt_search_free(&r);
             return rc;
         }
     }
-    if (cli_get(&a, "verify")) {
-        ver = calloc((size_t)r.n, sizeof *ver);
-        if (!ver) {
-            pt_search_free(&r);
-            return cli_usage("out of memory");
-        }
-        for (int i = 0; i < r.n; i++) {
-            pt_sim_result sim;
-            pt_job pj = o.job; /* each plan as its engine runs it */
-            pj.engine = pt_engine_of(&m, &o.job, &r.plans[i].st);
-            if (pt_sim_run(&m, &c, &pj, &r.plans[i].st, &sim, &d) != PT_OK) continue;
-            ver[i].ok = 1;
-            ver[i].step_time_s = sim.step_time_s;
-            ver[i].peak_bytes = sim.peak_bytes;
-            pt_sim_free(&sim);
-        }
-    }
+    verify = cli_get(&a, "verify") != NULL;
     if (cli_get(&a, "json")) {
-        s = pt_emit_search_json(&m, &c, &o.job, &r, min_tokens, bcrit, ver, &text, &d);
+        s = pt_emit_search_json(&m, &c, &o.job, &r, min_tokens, bcrit, chk, verify, &text, &d);
         if (s == PT_OK) fputs(text, stdout);
         free(text);
         rc = s == PT_OK ? 0 : cli_fail(s, &d);
     } else {
-        print_plans(&m, &c, &o.job, &so, &r, min_tokens, bcrit, ver, cli_get(&a, "explain") != NULL);
+        print_plans(&m, &c, &o.job, &so, &r, min_tokens, bcrit, chk, verify, cli_get(&a, "explain") != NULL);
         rc = 0;
     }
-    free(ver);
+    free(chk);
     pt_search_free(&r);
     return rc;
 }

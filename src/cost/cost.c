@@ -40,11 +40,20 @@
  *    sequence-sharded GEMM inputs for the weight gradients runs asynchronously
  *    under the data-gradient GEMM in Megatron and is not charged.
  *  - PP: 1F1B/GPipe bubble (p-1)(t_f+t_b), interleaved (p-1)(t_f+t_b)/v
- *    (Narayanan et al. SC'21 eq. 2-3); ZB-H1 (p-1)*t_f and ZB-V
- *    (p-1)*max(0, t_F - t_W) per chunk (Qi et al. 2024); DualPipe
- *    (p/2-1)*t_f with two mirrored stages per rank (DeepSeek-V3 report,
- *    Table 2).  Point-to-point b*s*h/t per boundary crossing, on the critical
- *    path (Megatron's batched isend/irecv waits before compute).
+ *    (Narayanan et al. SC'21 eq. 2-3), with unequal stages the other
+ *    stages' forwards and backwards once (the fill and the drain); ZB-H1
+ *    (p-1)(T_F + T_B - T_W) (Qi et al. 2024, "Zero Bubble Pipeline
+ *    Parallelism", section 3.1) when p micro-batches are in flight; ZB-V and
+ *    DualPipe (two chunks per rank, Qi et al. section 6; DeepSeek-V3 report
+ *    Table 2) their ideals with enough micro-batches and one micro-batch's
+ *    path through every rank with few.  Each form is derived from the order
+ *    src/sim replays, so the two agree at any micro-batch count
+ *    (tests/test_sim.c); where they cannot (ZB-V and DualPipe are ordered
+ *    greedily there), `plan` re-ranks by simulation (src/plan/rerank.c).
+ *    Point-to-point b*s*h/t per boundary crossing, on the critical
+ *    path (Megatron's batched isend/irecv waits before compute).  Memory:
+ *    the activations each rank keeps at its peak under the same orders
+ *    (in_flight).
  *  - DP/ZeRO: Megatron DDP all-reduces fp32 gradients (ZeRO 0); the
  *    distributed optimizer (ZeRO 1/2) reduce-scatters them and all-gathers
  *    bf16 parameters; both overlap with the last micro-batch's backward (and
@@ -610,21 +619,64 @@ static double expert_dp(const pt_strategy *st)
     return (double)pt_strategy_group_size(st, PT_GROUP_EDP);
 }
 
-/* Micro-batches whose activations a stage keeps at once, in units of one
- * micro-batch through all of this rank's layers. */
-static double in_flight(const pt_strategy *st, int64_t mb)
+/* Whether the stage `which` (0: rank 0, 1: rank pp-1, 2: rank 1) holds the
+ * first and the last layers.  A linear pipeline: rank 0 the first, rank
+ * pp-1 the last.  ZB-V folds the pipeline into a V, so rank 0 holds virtual
+ * stages 0 and 2p-1 (both ends) and rank pp-1 the two middle ones;
+ * DualPipe runs it in both directions, so ranks 0 and pp-1 each hold both
+ * ends (as src/sim places them). */
+static void stage_ends(const pt_strategy *st, int which, int *first, int *last)
 {
-    double p = st->pp, m = (double)mb;
-    double k;
-    switch (st->schedule) {
-    case PT_SCHED_GPIPE: return m;
-    case PT_SCHED_INTERLEAVED:
-        k = p * (1.0 + (p - 1.0) / (p * st->vpp)); /* Korthikanti eq. 6 */
-        break;
-    case PT_SCHED_DUALPIPE: k = p + 1.0; break;   /* DeepSeek-V3 Table 2 */
-    default: k = p; break;                         /* 1F1B, ZB-H1, ZB-V */
+    if (st->pp == 1) {
+        *first = *last = 1;
+        return;
     }
-    return k < m ? k : m;
+    switch (st->schedule) {
+    case PT_SCHED_ZBV: *first = *last = which == 0; return;
+    case PT_SCHED_DUALPIPE: *first = *last = which != 2; return;
+    default: *first = which == 0, *last = which == 1; return;
+    }
+}
+
+/* Micro-batches whose activations pipeline rank d keeps at its peak, in
+ * units of one micro-batch through all of the rank's layers, as src/sim's
+ * orders hold them (mb micro-batches per pipeline):
+ *  - GPipe: all of them;
+ *  - 1F1B: p - d (Narayanan et al. SC'21 section 2.2.1), at most mb;
+ *  - interleaved: Megatron's warm-up of 2(p-d-1) + (v-1)p forward chunks
+ *    plus the one in steady state, out of mb*v, over v chunks (rank 0:
+ *    p + (p-1)/v, Korthikanti et al. eq. 6);
+ *  - ZB-H1: 1F1B's w + 1 (w = min(p-d-1, mb) warm-up forwards) plus half a
+ *    micro-batch for each of the min(d, mb-w-1) weight-gradient passes
+ *    rank d runs late (the linear layers' inputs they keep, sim.c W_KEEP);
+ *  - ZB-V: p chunks of each of the 2 chunks; DualPipe: p + 1 (DeepSeek-V3
+ *    Table 2) -- at most mb.
+ * *extra: the same for the last rank's final norm output and fp32 logits,
+ * kept per micro-batch until its backward (interleaved: the last chunk
+ * keeps one).  The first rank's embedding output and dropout mask are
+ * counted once, as Korthikanti et al. section 4 total the first stage
+ * (their p sbh/t of embedding dropout masks; Fig. 1's activation memories
+ * are matched within 0.2%, data/validation). */
+static double in_flight(const pt_strategy *st, int64_t mb, int d, double *extra)
+{
+    double p = st->pp, m = (double)mb, v = st->vpp, k, w;
+    switch (st->schedule) {
+    case PT_SCHED_GPIPE: k = m; break;
+    case PT_SCHED_INTERLEAVED:
+        k = 2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0;
+        if (k > m * v) k = m * v;
+        *extra = st->pp > 1 ? 1.0 : k / v;
+        return k / v;
+    case PT_SCHED_ZBH1:
+        w = p - d - 1.0 < m ? p - d - 1.0 : m;
+        k = w < m ? w + 1.0 + 0.5 * (m - w - 1.0 < d ? m - w - 1.0 : d) : m;
+        break;
+    case PT_SCHED_DUALPIPE: k = p + 1.0 < m ? p + 1.0 : m; break;
+    case PT_SCHED_ZBV: k = p < m ? p : m; break;
+    default: k = p - d < m ? p - d : m; break; /* 1F1B */
+    }
+    *extra = k;
+    return k;
 }
 
 void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strategy *st,
@@ -689,23 +741,22 @@ static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
 {
     double best_total = -1;
     double per_layer = pr->act_layer;
-    int one_f1b = st->schedule == PT_SCHED_1F1B || st->schedule == PT_SCHED_ZBH1;
-    /* the first stage, the last, and (with uneven stages) the second, the
-     * busiest of the middle ones */
+    /* the first stage, the last, and the second (the busiest of the middle
+     * ones: it keeps the most micro-batches, and with uneven stages it may
+     * hold more layers) */
     for (int which = 0; which < 3; which++) {
-        int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
-        double fl = in_flight(st, mb);
+        int first, last;
+        int rank = which == 0 ? 0 : which == 1 ? st->pp - 1 : 1;
+        double fe = 0, fl = in_flight(st, mb, rank, &fe);
         pt_memory k;
         double a, rest;
-        if (which == 2 && (st->pp < 3 || (!st->pp_first && !st->pp_last))) break;
+        if (which == 2 && st->pp < 3) break;
+        stage_ends(st, which, &first, &last);
         pt_cost_stage_states(m, job, st, pr, first, last, &k);
-        /* 1F1B-style schedules: stage i keeps pp - i micro-batches, so the
-         * last stage keeps one, the second pp - 1; others keep the first's count */
-        if (one_f1b && st->pp > 1 && which == 1) fl = 1.0;
-        if (one_f1b && which == 2 && fl > st->pp - 1.0) fl = st->pp - 1.0;
         a = per_layer * layers_on(m, st, first, last) * fl;
         if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
-        a += pt_cost_stage_extra_activations(m, job, st, first, last);
+        a += pt_cost_stage_extra_activations(m, job, st, first, 0) +
+             pt_cost_stage_extra_activations(m, job, st, 0, last) * fe;
         k.activations = bytes_i64(a);
         rest = (double)(k.weights + k.gradients + k.optimizer) + a;
         k.other = pt_cost_other_bytes(rest);
@@ -795,6 +846,13 @@ pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job
     return PT_OK;
 }
 
+double pt_cost_tied_embedding_s(const pt_model *m, const pt_cluster *c, const pt_strategy *st)
+{
+    if (st->pp <= 1 || !m->tied_embeddings) return 0.0;
+    return pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * (double)m->vocab * (double)m->hidden / st->tp), 2,
+                        pt_strategy_stride(st, PT_GROUP_PP) * (st->pp - 1));
+}
+
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
                            const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out)
 {
@@ -805,7 +863,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     double hd = (double)m->hidden, V = (double)m->vocab;
     double emb_f = pr->emb_f, emb_b = pr->emb_b, head_f = pr->head_f, head_b = pr->head_b;
     double emb_tp = pr->emb_tp, tf, tb, tpf, tpb, cpf, cpb, epf = 0, epb = 0, per_mb, ep_mb;
-    double p2p, bubble, tw, mbd;
+    double p2p, bubble, tw, mbd, sfw[3], sbw[3], fill_f, fill_b;
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), nmb;
     double Pst, Pexp = 0, e_rs = 0, e_ag = 0, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
@@ -829,12 +887,19 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
      * (logits and loss) or, with uneven stages, a middle one. */
     per_mb = -1;
     tf = tb = tpf = tpb = cpf = cpb = 0;
+    sfw[0] = sfw[1] = sfw[2] = sbw[0] = sbw[1] = sbw[2] = 0;
     for (int which = 0; which < 3; which++) {
-        int first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
-        double n = layers_on(m, st, first, last);
-        double nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
-        double ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
-        double f = n * L.f + (first ? emb_f : 0) + (last ? head_f : 0);
+        int first, last;
+        double n, nd, ne, f;
+        /* per micro-batch: DualPipe's rank 0 runs the first stage of one
+         * direction's micro-batches and the last of the other's, priced as
+         * the linear pipeline's first and last ranks */
+        stage_ends(st, which, &first, &last);
+        if (st->schedule == PT_SCHED_DUALPIPE) first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
+        n = layers_on(m, st, first, last);
+        nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
+        ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
+        f = n * L.f + (first ? emb_f : 0) + (last ? head_f : 0);
         double b = n * L.b + (first ? emb_b : 0) + (last ? head_b : 0);
         double xf = n * L.tp_f + (first ? emb_tp : 0), xb = n * L.tp_b + (first && st->sp ? emb_tp : 0);
         double ef = ne * pr->lep_f, ebk = ne * pr->lep_b, tot;
@@ -846,6 +911,8 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         }
         tot = f + b + xf + xb + n * (L.cp_f + L.cp_b) + ef + ebk;
         if (which == 2 && st->pp < 3) break;
+        sfw[which] = f + xf + n * L.cp_f + ef;
+        sbw[which] = b + xb + n * L.cp_b + ebk;
         if (tot > per_mb) {
             per_mb = tot;
             tf = f;
@@ -874,20 +941,69 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
                                  pt_strategy_stride(st, PT_GROUP_PP));
         p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * one;
     }
-    /* Bubble (pp-1 pipeline fills and drains). */
+    /* Bubble (pp-1 pipeline fills and drains).  The fill and the drain pass
+     * once through every stage but the slowest, which sets the pace of the
+     * rest: with stages of forward F_i and backward B_i, the fill is
+     * sum_i F_i - F_slowest and the drain sum_i B_i - B_slowest
+     * ((p-1)(t_f+t_b) when the stages are equal; the first stage's
+     * embedding and the last's logits make them unequal). */
     mbd = tf + tpf + cpf + epf;           /* forward of one micro-batch, all layers */
     tw = 0.5 * (tb + tpb + cpb + epb);    /* weight-gradient half of the backward  */
+    fill_f = fill_b = 0;
+    if (st->pp > 1) {
+        fill_f = sfw[0] + sfw[1] + (st->pp - 2.0) * (st->pp > 2 ? sfw[2] : 0.0) - mbd;
+        fill_b = sbw[0] + sbw[1] + (st->pp - 2.0) * (st->pp > 2 ? sbw[2] : 0.0) - 2.0 * tw;
+    }
     switch (st->schedule) {
     case PT_SCHED_GPIPE:
-    case PT_SCHED_1F1B: bubble = (st->pp - 1.0) * per_mb; break;
-    case PT_SCHED_INTERLEAVED: bubble = (st->pp - 1.0) * per_mb / st->vpp; break;
-    case PT_SCHED_ZBH1: bubble = (st->pp - 1.0) * mbd; break;
-    case PT_SCHED_ZBV: {
-        double F = mbd / 2.0, W = tw / 2.0; /* per chunk */
-        bubble = (st->pp - 1.0) * (F > W ? F - W : 0.0);
+    case PT_SCHED_1F1B: bubble = fill_f + fill_b; break;
+    case PT_SCHED_INTERLEAVED: bubble = (fill_f + fill_b) / st->vpp; break;
+    case PT_SCHED_ZBH1:
+        /* Qi et al. 2024 ZB-H1 (section 3.1): (p-1)(T_F + T_B - T_W), which
+         * is (p-1) T_F here since the input- and weight-gradient halves of
+         * the backward are priced equal.  That needs p micro-batches in
+         * flight: with src/sim's order (1F1B's F and B, stage i's W passes
+         * i backwards late) one micro-batch drains through the other
+         * stages' input-gradient halves, sum_i B_i/2 - B_slowest/2 (that is
+         * (p-1) T_B), and each further one hides one T_W of it. */
+    {
+        /* the last pass is the first stage's weight gradient, not the slowest's */
+        double drain = 0.5 * fill_b + (st->pp > 1 ? 0.5 * sbw[0] - tw : 0.0) - (nmb - 1.0) * tw;
+        bubble = fill_f + (drain > 0 ? drain : 0.0);
         break;
     }
-    case PT_SCHED_DUALPIPE: bubble = (st->pp / 2.0 - 1.0) * mbd; break;
+    case PT_SCHED_ZBV: {
+        /* Qi et al. 2024 (section 6) give ZB-V's ideal as
+         * (p-1) max(0, T_F - T_W) per chunk with enough micro-batches; the
+         * step src/sim replays (B first, then F within p chunks in flight,
+         * then W) reaches (p-1) T_W per chunk, and with few micro-batches
+         * is bound by one micro-batch's path down the V and back: all 2p
+         * chunk forwards and input-gradient halves and the first chunk's
+         * W, each of the first p/2 - 1 further micro-batches adding one
+         * chunk's F + B and each later one two, until the ranks are busy
+         * (derived by replaying the orders with equal F, B and W). */
+        double f = mbd / 2.0, b = tw / 2.0, w = tw / 2.0; /* per chunk */
+        double h = (double)(st->pp / 2), busy = nmb * 2.0 * (f + b + w);
+        double path = fill_f + mbd + 0.5 * fill_b + tw + 0.25 * sbw[0];
+        double chain = path + ((nmb < h ? nmb : h) - 1.0) * (f + b) + (nmb > h ? nmb - h : 0.0) * 2.0 * (f + b);
+        double steady = busy + (st->pp - 1.0) * w;
+        bubble = (chain > steady ? chain : steady) - busy;
+        break;
+    }
+    case PT_SCHED_DUALPIPE: {
+        /* DeepSeek-V3 report Table 2: (p/2 - 1)(F&B + B - 3W) with enough
+         * micro-batches, priced here as (p/2 - 1) T_F; with few, the two
+         * directions' first micro-batches cross every rank and meet in the
+         * middle: src/sim's step then takes p (T_F + T_B) + 2 T_W for one
+         * micro-batch each way and one T_F + T_B/2 more per further one
+         * (replayed with equal F, B and W) */
+        double busy = nmb * (mbd + 2.0 * tw);
+        double chain = (fill_f + mbd) + 0.5 * (fill_b + 2.0 * tw) + (st->pp + 2.0) * tw +
+                       (nmb - 2.0) * (mbd + tw);
+        double steady = busy + (st->pp / 2.0 - 1.0) * mbd;
+        bubble = (chain > steady ? chain : steady) - busy;
+        break;
+    }
     default: bubble = 0; break;
     }
 
@@ -961,9 +1077,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     }
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */
-    if (st->pp > 1 && m->tied_embeddings)
-        p2p += pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * V * hd / t), 2,
-                            pt_strategy_stride(st, PT_GROUP_PP) * (st->pp - 1));
+    p2p += pt_cost_tied_embedding_s(m, c, st);
 
     /* Optimizer step on this device's shard. */
     {

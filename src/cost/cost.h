@@ -61,6 +61,10 @@ double pt_cost_moe_load(const pt_job *job);
  * llm-foundry): what a measured TFLOP/s or MFU published with one of those
  * formulas divides by.  pt_cost_model_flops counts the causal half. */
 double pt_cost_model_flops_full_square(const pt_model *m, int64_t seq_len, int64_t global_batch);
+/* Tied embeddings across pipeline stages: the first and the last stage
+ * all-reduce the embedding gradient once per step, after the pipeline
+ * drains (0 when untied or pp == 1).  Part of time.pp_comm. */
+double pt_cost_tied_embedding_s(const pt_model *m, const pt_cluster *c, const pt_strategy *st);
 
 /* The allowance for context, workspaces and fragmentation given the rest. */
 int64_t pt_cost_other_bytes(double rest);

@@ -43,6 +43,7 @@ pt_status pt_emit_buf_finish(pt_emit_buf *b, char **out, pt_diag *d);
  * the caller frees; PT_ENOMEM when memory runs out) --------------------- */
 
 struct pt_search_result;
+struct pt_plan_check;
 struct pt_sim_result;
 struct pt_graph;
 struct pt_statef;
@@ -65,20 +66,15 @@ pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job
                             const pt_strategy *st, const pt_cost *cost,
                             const struct pt_sim_result *sim, char **out, pt_diag *d);
 
-/* One plan checked by the step simulator (`plan --verify`). */
-typedef struct pt_emit_verified {
-    int ok;                 /* the simulation ran                          */
-    double step_time_s;     /* simulated step                              */
-    int64_t peak_bytes;     /* simulated peak of the busiest rank          */
-} pt_emit_verified;
-
 /* `plan --json` (SPEC 5): the question, the search's counts and its plans best
  * first.  min_tokens > 0 is the time-to-train objective (E_min, and bcrit the
  * critical batch in tokens): each plan gets tokens, steps and seconds to the
- * target.  verified (NULL = none) has r->n entries. */
+ * target.  checks (NULL = none; r->n entries, pt_plan_rerank) adds each
+ * plan's step_time_source, and with verify the analytic and simulated steps
+ * and the simulated peak memory (`plan --verify`). */
 pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_job *job,
                               const struct pt_search_result *r, double min_tokens, double bcrit,
-                              const pt_emit_verified *verified, char **out, pt_diag *d);
+                              const struct pt_plan_check *checks, int verify, char **out, pt_diag *d);
 
 /* `validate --json` (SPEC 6): every row, predicted or skipped, and the summary. */
 pt_status pt_emit_validate_json(const struct pt_vresult *r, char **out, pt_diag *d);

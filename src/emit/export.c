@@ -805,8 +805,8 @@ pt_status pt_emit_export(pt_export_fmt fmt, const pt_model *m, const pt_cluster 
 }
 
 pt_status pt_emit_export_priced(pt_export_fmt fmt, const pt_model *m, const pt_cluster *c,
-                                const pt_job *job, const pt_strategy *st, const pt_cost *k, char **out,
-                                char *note, size_t note_n, pt_diag *d)
+                                const pt_job *job, const pt_strategy *st, const pt_cost *k,
+                                int64_t sim_peak_bytes, char **out, char *note, size_t note_n, pt_diag *d)
 {
     char desc[512], *text;
     pt_emit_buf b = {0};
@@ -814,8 +814,9 @@ pt_status pt_emit_export_priced(pt_export_fmt fmt, const pt_model *m, const pt_c
     assert(k && note && note_n > 0);
     if ((rc = pt_emit_export(fmt, m, c, job, st, out, d)) != PT_OK) return rc;
     pt_strategy_format(st, desc, sizeof desc);
-    snprintf(note, note_n, "partita: predicted step %.3f s (analytic model), peak memory %.1f of %.1f GiB "
-             "per device, for %s", k->step_time_s, (double)k->mem.total / PT_GiB,
+    snprintf(note, note_n, "partita: predicted step %.3f s (%s), peak memory %.1f of %.1f GiB "
+             "per device, for %s", k->step_time_s, sim_peak_bytes > 0 ? "step simulator" : "analytic model",
+             (double)(sim_peak_bytes > 0 ? sim_peak_bytes : k->mem.total) / PT_GiB,
              (double)k->device_memory_bytes / PT_GiB, desc);
     if (fmt == PT_EXPORT_DEEPSPEED) return PT_OK;
     /* '#' starts a comment in a shell script and in TOML */

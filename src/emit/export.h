@@ -28,12 +28,14 @@ pt_status pt_emit_export(pt_export_fmt fmt, const pt_model *m, const pt_cluster 
 /* The same for a priced plan, with what Partita predicts for it: note gets
  * one line (no newline, no comment marker), "partita: predicted step 15.514 s
  * (analytic model), peak memory 61.2 of 80.0 GiB per device, for tp=8 ...";
+ * with sim_peak_bytes > 0 the step k->step_time_s and that peak are the step
+ * simulator's (a plan re-ranked by simulation) and the note says so;
  * the Megatron arguments and the torchtitan TOML start with it as a "# "
  * comment line; DeepSpeed's JSON, whose parser takes no comments and whose
  * config keys are checked, is written as pt_emit_export writes it and the
  * caller prints note (on stderr). */
 pt_status pt_emit_export_priced(pt_export_fmt fmt, const pt_model *m, const pt_cluster *c,
-                                const pt_job *job, const pt_strategy *st, const pt_cost *k, char **out,
-                                char *note, size_t note_n, pt_diag *d);
+                                const pt_job *job, const pt_strategy *st, const pt_cost *k,
+                                int64_t sim_peak_bytes, char **out, char *note, size_t note_n, pt_diag *d);
 
 #endif

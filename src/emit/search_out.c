@@ -51,7 +51,7 @@ pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job
 
 pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_job *job,
                               const pt_search_result *r, double min_tokens, double bcrit,
-                              const pt_emit_verified *verified, char **out, pt_diag *d)
+                              const pt_plan_check *checks, int verify, char **out, pt_diag *d)
 {
     json_t *j = json_object(), *plans = json_array();
     int ttt = min_tokens > 0;
@@ -85,10 +85,21 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
             json_object_set_new(pj, "steps_to_target", json_real(t.steps));
             json_object_set_new(pj, "time_to_train_s", json_real(t.time_s));
         }
-        if (verified && verified[i].ok) {
-            json_object_set_new(pj, "simulated_step_time_s", json_real(verified[i].step_time_s));
-            json_object_set_new(pj, "simulated_peak_memory_GiB",
-                                json_real((double)verified[i].peak_bytes / PT_GiB));
+        if (checks) {
+            /* step_time_s and the rates derived from it are the simulator's
+             * when it replayed the step (pt_plan_rerank); time_s and memory
+             * are the analytic model's breakdown */
+            const pt_plan_check *k = &checks[i];
+            json_object_set_new(pj, "step_time_source", json_string(k->simulated ? "simulated" : "analytic"));
+            if (verify) {
+                json_object_set_new(pj, "analytic_step_time_s", json_real(k->analytic_step_time_s));
+                if (k->simulated) {
+                    json_object_set_new(pj, "simulated_step_time_s", json_real(k->simulated_step_time_s));
+                    json_object_set_new(pj, "simulated_bubble_s", json_real(k->simulated_bubble_s));
+                    json_object_set_new(pj, "simulated_peak_memory_GiB",
+                                        json_real((double)k->simulated_peak_bytes / PT_GiB));
+                }
+            }
         }
         json_array_append_new(plans, pj);
     }

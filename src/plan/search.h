@@ -160,4 +160,46 @@ typedef struct pt_nearmiss {
 pt_status pt_nearmiss_explain(const pt_model *m, const pt_cluster *c, const pt_job *job,
                               const pt_plan *miss, pt_nearmiss *out);
 
+/* ---- re-ranking by simulation (rerank.c) -------------------------------------
+ * The analytic model prices millions of candidates; the step simulator
+ * (src/sim) replays one step event by event and is the reference where the
+ * two differ (zero-bubble schedules with few micro-batches, uneven stages).
+ * pt_plan_rerank replays the search's best plans, ranks them by simulated
+ * step time (the objective's score of the simulated step) and drops those
+ * whose simulated peak memory does not fit, so that the plan ranked first
+ * is the one the simulator confirms.  Search with top_k =
+ * pt_plan_rerank_pool(K) and keep K. */
+
+/* How many analytic best plans to replay for K kept: max(4K, 20), at most
+ * PT_SEARCH_MAX_TOP. */
+int pt_plan_rerank_pool(int keep);
+
+/* One plan as the simulator replayed it (analytic numbers when it could not). */
+typedef struct pt_plan_check {
+    int simulated;               /* 1: the simulator replayed the step; 0: it
+                                    refused (e.g. a step beyond its limits) and
+                                    the plan keeps its analytic numbers        */
+    double analytic_step_time_s; /* the analytic model's step, e.g. 15.468     */
+    double simulated_step_time_s;/* the simulator's (0 when not simulated)     */
+    double simulated_bubble_s;   /* idle time of the busiest simulated rank    */
+    int64_t analytic_peak_bytes; /* the analytic model's busiest device        */
+    int64_t simulated_peak_bytes;/* the simulator's busiest rank (0: none)     */
+} pt_plan_check;
+
+/* Replays r->plans[0 .. r->n) (the search's pool, o the options it ran
+ * with: o->score ranks, NULL = tokens/s), sets each simulated plan's
+ * cost.step_time_s, tokens_per_s, model_tflops_per_gpu, mfu and hfu to the
+ * simulated step's (the breakdown cost.time and cost.mem stay analytic),
+ * drops plans whose simulated peak exceeds the device, re-sorts by score
+ * then the strategy keys (the same order whatever the thread count) and
+ * keeps the first `keep`.  The --explain alternatives r->alt are replayed
+ * and re-chosen against the new first plan.  *checks (caller frees, r->n
+ * entries after the call, in plan order) says which numbers are simulated.
+ * If every plan's simulated peak is over the device, the plans are kept,
+ * ranked by simulation (the table shows both memories).  PT_ENOMEM on
+ * allocation failure. */
+pt_status pt_plan_rerank(const pt_model *m, const pt_cluster *c, const pt_job *job,
+                         const pt_search_opts *o, pt_search_result *r, int keep,
+                         pt_plan_check **checks, pt_diag *d);
+
 #endif

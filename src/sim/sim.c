@@ -26,6 +26,7 @@ typedef struct sim {
     const pt_model *m;
     const pt_strategy *st;
     int pp, V, chunks, split; /* split: B and W are separate operations */
+    int greedy;               /* orders chosen as the step runs (zb-v, dualpipe) */
     int64_t M;                /* micro-batches */
     int dual;                 /* DualPipe: two directions */
     double p2p;
@@ -227,7 +228,7 @@ static int build_orders(sim *s)
     if (!s->order || !s->norder || !s->next) return 0;
     for (int d = 0; d < pp; d++) {
         int64_t total = s->M * s->chunks, n = 0;
-        op *o = calloc((size_t)(2 * total), sizeof *o);
+        op *o = calloc((size_t)(3 * total), sizeof *o);
         if (!o) return 0;
         s->order[d] = o;
         if (s->st->schedule == PT_SCHED_GPIPE) {
@@ -252,15 +253,16 @@ static int build_orders(sim *s)
             for (; kb < total; kb++) o[n++] = BWD_OP(kb);
 #undef FWD_OP
 #undef BWD_OP
-        } else { /* 1F1B */
-            int64_t warm = pp - d - 1, i;
+        } else { /* 1F1B; ZB-H1 adds each W, d backwards late */
+            int64_t warm = pp - d - 1, i, nw = 0;
             if (warm > s->M) warm = s->M;
             for (i = 0; i < warm; i++) o[n++] = (op){PT_OP_F, (int)i, d};
-            for (i = 0; i < s->M - warm; i++) {
-                o[n++] = (op){PT_OP_F, (int)(warm + i), d};
+            for (i = 0; i < s->M; i++) {
+                if (i < s->M - warm) o[n++] = (op){PT_OP_F, (int)(warm + i), d};
                 o[n++] = (op){PT_OP_B, (int)i, d};
+                if (s->split && i >= d) o[n++] = (op){PT_OP_W, (int)nw++, d};
             }
-            for (i = s->M - warm; i < s->M; i++) o[n++] = (op){PT_OP_B, (int)i, d};
+            while (s->split && nw < s->M) o[n++] = (op){PT_OP_W, (int)nw++, d};
         }
         s->norder[d] = (int)n;
     }
@@ -277,12 +279,12 @@ static int execute(sim *s, int d, const op *o, double t0)
     if (o->kind == PT_OP_F) {
         s->f_end[i] = t1;
         s->cur_act[d] += s->act[o->vs];
-        if (s->split) {
+        if (s->greedy) {
             s->flight[(int64_t)d * s->flight_cap + s->nflight[d]++] = *o;
             s->chunk_flight[d * s->chunks + chunk_of(s, d, o)]++;
         }
         s->inflight[d]++;
-        if (s->split) s->fnext[d * s->chunks + chunk_of(s, d, o)] = o->mb + 1;
+        if (s->greedy) s->fnext[d * s->chunks + chunk_of(s, d, o)] = o->mb + 1;
         if (o->vs + 1 < s->V && dev_of(s, o->mb, o->vs + 1) != d) {
             if (!push_event(s, d, 1, PT_OP_SEND, o->mb, o->vs, t1, t1 + s->p2p)) return 0;
             s->free_at[d] = t1 + s->p2p; /* Megatron's send waits before the next op */
@@ -296,7 +298,7 @@ static int execute(sim *s, int d, const op *o, double t0)
         } else {
             /* the weight gradients need only the linear layers' inputs */
             s->cur_act[d] -= (1.0 - W_KEEP) * s->act[o->vs];
-            s->chunk_flight[d * s->chunks + chunk_of(s, d, o)]--;
+            if (s->greedy) s->chunk_flight[d * s->chunks + chunk_of(s, d, o)]--;
         }
         if (o->vs > 0 && dev_of(s, o->mb, o->vs - 1) != d) {
             if (!push_event(s, d, 1, PT_OP_SEND, o->mb, o->vs, t1, t1 + s->p2p)) return 0;
@@ -306,6 +308,7 @@ static int execute(sim *s, int d, const op *o, double t0)
         op *fl = &s->flight[(int64_t)d * s->flight_cap];
         s->w_end[i] = t1;
         s->cur_act[d] -= W_KEEP * s->act[o->vs];
+        if (!s->greedy) goto done;
         for (int k = 0; k < s->nflight[d]; k++)
             if (fl[k].mb == o->mb && fl[k].vs == o->vs) {
                 memmove(&fl[k], &fl[k + 1], (size_t)(s->nflight[d] - k - 1) * sizeof *fl);
@@ -313,6 +316,7 @@ static int execute(sim *s, int d, const op *o, double t0)
             }
         s->nflight[d]--;
     }
+done:
     if (s->cur_act[d] > s->peak_act[d]) s->peak_act[d] = s->cur_act[d];
     return push_mem(s, d, t1);
 }
@@ -351,6 +355,7 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
     sim s;
     pt_cost_prep pr;
     pt_cost cost;
+    struct pick { int valid, found; double t; op o; } *picks = NULL; /* greedy: per rank */
     int64_t nops, done = 0;
     double lv, T;
     memset(&s, 0, sizeof s);
@@ -368,6 +373,7 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
     }
     s.V = s.dual ? s.pp : s.pp * s.chunks;
     s.split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
+    s.greedy = s.split && st->schedule != PT_SCHED_ZBH1;
     s.limit_chunks = st->schedule == PT_SCHED_ZBV ? 2 * s.pp : st->schedule == PT_SCHED_DUALPIPE ? s.pp + 1 : s.pp;
     pt_cost_prepare(m, c, job, st, &pr);
     pt_cost_eval_prepared(m, c, job, st, &pr, &cost);
@@ -397,7 +403,7 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
     r->stage_static = calloc((size_t)s.pp, sizeof *r->stage_static);
     if (!s.fwd || !s.bwd || !s.act || !s.lo || !s.f_end || !s.b_end || !s.w_end || !s.fnext || !s.inflight ||
         !s.flight || !s.nflight || !s.chunk_flight || !s.free_at || !s.cur_act || !s.peak_act || !s.busy || !s.stat || !r->stage_peak ||
-        !r->stage_static || (!s.split && !build_orders(&s)))
+        !r->stage_static || (!s.greedy && !build_orders(&s)))
         goto oom;
     for (int64_t i = 0; i < s.M * s.V; i++) s.f_end[i] = s.b_end[i] = s.w_end[i] = -1.0;
     {
@@ -416,7 +422,9 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
                    (last ? pr.head_f : 0.0);
         s.bwd[v] = lv * (pr.lb + pr.ltp_b + pr.lcp_b) + (first ? pr.emb_b + (st->sp ? pr.emb_tp : 0.0) : 0.0) +
                    (last ? pr.head_b : 0.0);
-        s.act[v] = lv * pr.act_layer + pt_cost_stage_extra_activations(m, job, st, first, last);
+        /* the first stage's embedding output is counted once, with the
+         * rank's static bytes (as cost.c counts it) */
+        s.act[v] = lv * pr.act_layer + pt_cost_stage_extra_activations(m, job, st, 0, last);
         if (m->experts > 0) {
             /* MoE: the stage's dense layers differ from the MoE layer the
              * preparation priced, and its MoE layers add the all-to-all, on
@@ -443,11 +451,16 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
             }
         pt_cost_stage_states(m, job, st, &pr, first || s.pp == 1, last || s.pp == 1, &k);
         s.stat[dv] = (double)(k.weights + k.gradients + k.optimizer) +
-                     (st->recompute == PT_RC_FULL ? pr.act_layer_full : 0.0);
+                     (st->recompute == PT_RC_FULL ? pr.act_layer_full : 0.0) +
+                     (first || s.pp == 1 ? pt_cost_stage_extra_activations(m, job, st, 1, 0) : 0.0);
         if (!push_mem(&s, dv, 0.0)) goto oom;
     }
 
     nops = s.M * s.V * (s.split ? 3 : 2);
+    /* a greedy rank's choice changes only when it ran something or an input
+     * of its arrived, so it is kept until then (pp=32 ZB-V at 256
+     * micro-batches: 1.6 s, not 50) */
+    if (s.greedy && !(picks = calloc((size_t)s.pp, sizeof *picks))) goto oom;
     while (done < nops) {
         int bd = -1;
         double bt = INFINITY;
@@ -455,8 +468,14 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
         for (int dv = 0; dv < s.pp; dv++) {
             op o;
             double t;
-            if (s.split) {
-                if (!greedy_pick(&s, dv, &o, &t)) continue;
+            if (s.greedy) {
+                if (!picks[dv].valid) {
+                    picks[dv].found = greedy_pick(&s, dv, &picks[dv].o, &picks[dv].t);
+                    picks[dv].valid = 1;
+                }
+                if (!picks[dv].found) continue;
+                o = picks[dv].o;
+                t = picks[dv].t;
             } else {
                 if (s.next[dv] >= s.norder[dv]) continue;
                 o = s.order[dv][s.next[dv]];
@@ -474,14 +493,22 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
             pt_diag_set(d, NULL, pt_strategy_key_name(PT_K_SCHEDULE), pt_schedule_name(st->schedule),
                         "simulator: schedule %s deadlocked after %lld of %lld operations",
                         pt_schedule_name(st->schedule), (long long)done, (long long)nops);
+            free(picks);
             free_sim(&s);
             pt_sim_free(r);
             return PT_EINPUT;
         }
         if (!execute(&s, bd, &bo, bt)) goto oom;
-        if (!s.split) s.next[bd]++;
+        if (!s.greedy) s.next[bd]++;
+        if (picks) {
+            picks[bd].valid = 0;
+            if (bo.kind == PT_OP_F && bo.vs + 1 < s.V) picks[dev_of(&s, bo.mb, bo.vs + 1)].valid = 0;
+            if (bo.kind == PT_OP_B && bo.vs > 0) picks[dev_of(&s, bo.mb, bo.vs - 1)].valid = 0;
+        }
         done++;
     }
+    free(picks);
+    picks = NULL;
 
     r->pp = s.pp;
     r->chunks = s.chunks;
@@ -494,12 +521,13 @@ static pt_status sim_exact(const pt_model *m, const pt_cluster *c, const pt_job 
         r->stage_peak[dv] = (int64_t)peak + pt_cost_other_bytes(peak);
         if (r->stage_peak[dv] > r->peak_bytes) r->peak_bytes = r->stage_peak[dv];
     }
-    r->tail_s = cost.time.dp_comm + cost.time.optimizer + cost.time.offload;
+    r->tail_s = cost.time.dp_comm + cost.time.optimizer + cost.time.offload + pt_cost_tied_embedding_s(m, c, st);
     r->step_time_s = r->pipeline_s + r->tail_s;
     r->bubble_s = r->pipeline_s - r->busy_s;
     free_sim(&s);
     return PT_OK;
 oom:
+    free(picks);
     free_sim(&s);
     pt_sim_free(r);
     pt_diag_set(d, NULL, NULL, NULL, "out of memory in the simulator");
@@ -574,7 +602,7 @@ pt_status pt_sim_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pt_sim_free(&r1);
     /* the tail as the analytic model prices the real step */
     pt_cost_eval(m, c, job, st, &cost);
-    r->tail_s = cost.time.dp_comm + cost.time.optimizer + cost.time.offload;
+    r->tail_s = cost.time.dp_comm + cost.time.optimizer + cost.time.offload + pt_cost_tied_embedding_s(m, c, st);
     r->step_time_s = r->pipeline_s + r->tail_s;
     return PT_OK;
 }

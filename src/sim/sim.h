@@ -17,10 +17,13 @@
  * B (or W) on that virtual stage ends; the peak per rank is recorded.
  *
  * Schedules (orders): GPipe, 1F1B and interleaved 1F1B (Megatron's
- * get_model_chunk_id order), ZB-H1 (1F1B with W deferred into the drain,
- * Qi et al. 2024), ZB-V and DualPipe-V (two chunks per rank in a V, virtual
+ * get_model_chunk_id order), ZB-H1 (1F1B's F and B with rank i running each
+ * W i backwards late, so the drain runs on input gradients only and the W
+ * passes fill it: Qi et al. 2024 section 3.1's (p-1)(T_F + T_B - T_W) with p
+ * micro-batches), ZB-V and DualPipe-V (two chunks per rank in a V, virtual
  * stage s and 2p-1-s; ordered greedily: B first, then F while fewer than p
- * micro-batches are in flight, then W).
+ * micro-batches are in flight, then W).  The step also waits for the tied
+ * embeddings' gradient all-reduce (pt_cost_tied_embedding_s).
  * Not here: drawing (src/emit/trace.c, svg.c).
  */
 #ifndef PT_SIM_H

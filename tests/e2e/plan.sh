@@ -68,7 +68,7 @@ for q in "gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq
          "llama3-8b --cluster dgx-h100 --gpus 8 --global-batch 128 --seq-len 8192" \
          "mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --seq-len 4096" \
          "gpt-1t --cluster dgx-a100-80g --gpus 3072 --global-batch 3072 --seq-len 2048"; do
-    $P plan $q --json --top 1 >"$tmp/e.json" 2>"$tmp/err" || bad "plan $q: $(cat "$tmp/err")"
+    $P plan $q --json --top 1 --verify >"$tmp/e.json" 2>"$tmp/err" || bad "plan $q: $(cat "$tmp/err")"
     $P plan $q --export megatron >"$tmp/e.sh" 2>"$tmp/err" || bad "plan $q --export megatron: $(cat "$tmp/err")"
     python3 - "$tmp/e.json" "$tmp/e.sh" <<'PY' || bad "plan $q: the table's #1 and the megatron export differ"
 import json, re, sys
@@ -90,11 +90,17 @@ want = {k: st[k] for k in got}
 assert got == want, (got, want)
 assert (st["schedule"] == "interleaved") == (got["vpp"] > 1), st["schedule"]
 first = text.splitlines()[0]
-m = re.match(r"# partita: predicted step ([0-9.]+) s \(analytic model\), peak memory ([0-9.]+) of ([0-9.]+) GiB", first)
+m = re.match(r"# partita: predicted step ([0-9.]+) s \((analytic model|step simulator)\), "
+             r"peak memory ([0-9.]+) of ([0-9.]+) GiB", first)
 assert m, first
+# the plan is ranked by the simulator where it replays the step: then the
+# export states the simulated step and peak, as plan --json does
+sim = p["step_time_source"] == "simulated"
+assert (m.group(2) == "step simulator") == sim, (first, p["step_time_source"])
 assert abs(float(m.group(1)) - p["step_time_s"]) < 0.0011, (first, p["step_time_s"])
-assert abs(float(m.group(2)) - p["memory_GiB"]["total"]) < 0.051, (first, p["memory_GiB"])
-assert abs(float(m.group(3)) - p["device_memory_GiB"]) < 0.051, (first, p["device_memory_GiB"])
+peak = p["simulated_peak_memory_GiB"] if sim else p["memory_GiB"]["total"]
+assert abs(float(m.group(3)) - peak) < 0.051, (first, peak)
+assert abs(float(m.group(4)) - p["device_memory_GiB"]) < 0.051, (first, p["device_memory_GiB"])
 assert first.endswith("for " + p["strategy_string"]), first
 PY
 done
@@ -149,7 +155,8 @@ $P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192
     >"$tmp/d1.json" 2>"$tmp/err" || bad "--engine deepspeed: $(cat "$tmp/err")"
 $P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --export deepspeed \
     >"$tmp/d.json" 2>"$tmp/err" || bad "--export deepspeed: $(cat "$tmp/err")"
-grep -q "^partita: predicted step [0-9.]* s (analytic model), peak memory" "$tmp/err" || bad "deepspeed: no prediction on stderr"
+grep -Eq "^partita: predicted step [0-9.]* s \((analytic model|step simulator)\), peak memory" "$tmp/err" ||
+    bad "deepspeed: no prediction on stderr"
 python3 - "$tmp/d1.json" "$tmp/d.json" <<'PY' || bad "deepspeed export is not the plan ranked first"
 import json, sys
 p = json.load(open(sys.argv[1]))["plans"][0]["strategy"]; d = json.load(open(sys.argv[2]))
