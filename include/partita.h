@@ -390,8 +390,11 @@ typedef struct pt_plan_opts {
 typedef struct pt_plans pt_plans;
 
 /* Searches every valid strategy of m on c for job (job->global_batch must be
- * set) and keeps the best o->top_k by tokens/s.  *out is the caller's; it may
- * hold no plan when nothing fits (PT_OK, pt_plans_count 0). */
+ * set) as `partita plan` does: the analytic model's best max(4K, 20) are
+ * replayed by the step simulator, those whose simulated peak does not fit are
+ * dropped, and the best o->top_k by simulated tokens/s are kept (their
+ * pt_cost's step time and rates are then the simulator's).  *out is the
+ * caller's; it may hold no plan when nothing fits (PT_OK, pt_plans_count 0). */
 pt_status pt_plan_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
                       const pt_plan_opts *o, pt_plans **out, pt_diag *d);
 int pt_plans_count(const pt_plans *p);

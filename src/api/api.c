@@ -42,11 +42,13 @@ pt_status pt_plan_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pt_plans *p;
     pt_status s;
     user_hook hook;
+    int keep;
     assert(m && c && job && o && out);
     *out = NULL;
     memset(&so, 0, sizeof so);
     pt_space_init(&so.space);
-    so.top_k = o->top_k ? o->top_k : 5;
+    keep = o->top_k ? o->top_k : 5;
+    so.top_k = pt_plan_rerank_pool(keep); /* a pool, replayed and re-ranked below */
     so.threads = o->threads ? o->threads : 1;
     so.prune = 1;
     if (job->global_batch < 1) {
@@ -75,6 +77,12 @@ pt_status pt_plan_run(const pt_model *m, const pt_cluster *c, const pt_job *job,
         return PT_ENOMEM;
     }
     s = o->engine_only ? pt_search_engine(m, c, job, &so, &p->r, d) : pt_search(m, c, job, &so, &p->r, d);
+    if (s == PT_OK && p->r.n > 0) { /* what plan reports first is what the simulator confirms */
+        pt_plan_check *chk = NULL;
+        s = pt_plan_rerank(m, c, job, &so, &p->r, keep, &chk, d);
+        free(chk);
+        if (s != PT_OK) pt_search_free(&p->r);
+    }
     if (s != PT_OK) {
         free(p);
         return s;
