@@ -767,3 +767,14 @@ const char *pt_str_escape(const char *s, char *buf, size_t n)
     buf[k] = '\0';
     return buf;
 }
+
+int pt_str_has_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}

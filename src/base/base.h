@@ -144,4 +144,7 @@ void pt_strlcpy(char *dst, const char *src, size_t n);
  * buf. */
 const char *pt_str_escape(const char *s, char *buf, size_t n);
 
+/* 1 if needle occurs in hay, ASCII case ignored ("a100" in "A100-SXM4-80GB"). */
+int pt_str_has_ci(const char *hay, const char *needle);
+
 #endif

@@ -18,18 +18,6 @@
 static const char *const root_keys[] = {"source", "training_runs", "time_to_train", NULL};
 static const char *const rule_keys[] = {"gpu", "system", "cluster", "device", "clock_scale", "source", NULL};
 
-/* needle occurs in hay, case ignored */
-static int has_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
-        if (i == n) return 1;
-    }
-    return 0;
-}
-
 static int in_catalog(const char *name, int (*count)(void), const char *(*at)(int))
 {
     for (int i = 0; i < count(); i++)
@@ -60,14 +48,14 @@ static pt_status read_rule(pt_jctx *jc, const json_t *obj, const char *path, con
         snprintf(el, sizeof el, "%s[%zu]", full, i);
         if (!json_is_string(s) || !json_string_value(s)[0])
             return pt_jerr(jc, el, s, "is not a non-empty string");
-        if (!has_ci(gpu, json_string_value(s))) all = 0;
+        if (!pt_str_has_ci(gpu, json_string_value(s))) all = 0;
     }
     if ((st = pt_json_str(jc, obj, path, "system", 0, sys, sizeof sys, &found)) != PT_OK) return st;
     if (found && !sys[0]) {
         pt_path_join(full, sizeof full, path, "system");
         return pt_jerr(jc, full, json_object_get(obj, "system"), "is empty");
     }
-    if (found && !(system && has_ci(system, sys))) all = 0;
+    if (found && !(system && pt_str_has_ci(system, sys))) all = 0;
     if ((st = pt_json_str(jc, obj, path, "cluster", 1, out->cluster, sizeof out->cluster, &found)) != PT_OK)
         return st;
     if (!in_catalog(out->cluster, pt_cluster_catalog_count, pt_cluster_catalog_name)) {

@@ -251,33 +251,6 @@ static pt_status search_one(const pt_model *m, const pt_cluster *c, const pt_job
     return pt_search(m, c, &je, &so, r, d);
 }
 
-/* The search's order (search.c): higher score, then the keys ascending. */
-static int better(const pt_plan *a, const pt_plan *b)
-{
-    if (a->score != b->score) return a->score > b->score;
-    for (int k = 0; k < PT_D_COUNT; k++) {
-        int64_t x = pt_strategy_dim(&a->st, k), y = pt_strategy_dim(&b->st, k);
-        if (x != y) return x < y;
-    }
-    return 0;
-}
-
-/* The nearest miss's order (search.c): less memory, then the keys. */
-static int closer(const pt_plan *a, const pt_plan *b)
-{
-    if (a->cost.mem.total != b->cost.mem.total) return a->cost.mem.total < b->cost.mem.total;
-    for (int k = 0; k < PT_D_COUNT; k++) {
-        int64_t x = pt_strategy_dim(&a->st, k), y = pt_strategy_dim(&b->st, k);
-        if (x != y) return x < y;
-    }
-    return 0;
-}
-
-static int cmp_plans(const void *a, const void *b)
-{
-    const pt_plan *x = a, *y = b;
-    return better(x, y) ? -1 : better(y, x) ? 1 : 0;
-}
 
 #define N_ENGINES ((int)(sizeof any_order / sizeof any_order[0]))
 
@@ -300,12 +273,12 @@ static pt_status merge(const pt_search_result *sub, int nsub, int top_k, pt_sear
         r->fitting += sub[i].fitting;
         r->seconds += sub[i].seconds;
         for (int q = 0; q < PT_RULE_COUNT; q++) r->refused[q] += sub[i].refused[q];
-        if (sub[i].have_miss && (!r->have_miss || closer(&sub[i].miss, &r->miss))) {
+        if (sub[i].have_miss && (!r->have_miss || pt_plan_closer(&sub[i].miss, &r->miss))) {
             r->miss = sub[i].miss;
             r->have_miss = 1;
         }
     }
-    qsort(all, (size_t)total, sizeof *all, cmp_plans);
+    qsort(all, (size_t)total, sizeof *all, pt_plan_cmp);
     r->plans = all;
     r->n = total < top_k ? total : top_k;
     if (r->n == 0) return PT_OK;
@@ -318,7 +291,7 @@ static pt_status merge(const pt_search_result *sub, int nsub, int top_k, pt_sear
             if (sub[i].n == 0) continue;
             if (pt_strategy_dim(&sub[i].plans[0].st, dd) != win) cand = &sub[i].plans[0];
             else if (sub[i].have_alt[dd]) cand = &sub[i].alt[dd];
-            if (cand && (!r->have_alt[dd] || better(cand, &r->alt[dd]))) {
+            if (cand && (!r->have_alt[dd] || pt_plan_better(cand, &r->alt[dd]))) {
                 r->alt[dd] = *cand;
                 r->have_alt[dd] = 1;
             }

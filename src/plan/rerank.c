@@ -70,18 +70,6 @@ static pt_status check_plan(const pt_model *m, const pt_cluster *c, const pt_job
     return PT_OK;
 }
 
-/* 1 if a ranks before b: higher score, then the strategy keys ascending
- * (search.c's order, so ties break the same way). */
-static int before(const pt_plan *a, const pt_plan *b)
-{
-    if (a->score != b->score) return a->score > b->score;
-    for (int k = 0; k < PT_D_COUNT; k++) {
-        int64_t x = pt_strategy_dim(&a->st, k), y = pt_strategy_dim(&b->st, k);
-        if (x != y) return x < y;
-    }
-    return 0;
-}
-
 typedef struct ranked {
     pt_plan p;
     pt_plan_check k;
@@ -92,8 +80,8 @@ static int cmp_ranked(const void *a, const void *b)
 {
     const ranked *x = a, *y = b;
     if (x->fits != y->fits) return x->fits ? -1 : 1;
-    if (before(&x->p, &y->p)) return -1;
-    if (before(&y->p, &x->p)) return 1;
+    if (pt_plan_better(&x->p, &y->p)) return -1;
+    if (pt_plan_better(&y->p, &x->p)) return 1;
     return 0;
 }
 
@@ -153,7 +141,7 @@ pt_status pt_plan_rerank(const pt_model *m, const pt_cluster *c, const pt_job *j
         }
         for (int i = 0; i < (nfit > 0 ? nfit : r->n); i++) {
             if (pt_strategy_dim(&all[i].p.st, dd) == win) continue;
-            if (!have || before(&all[i].p, &best)) {
+            if (!have || pt_plan_better(&all[i].p, &best)) {
                 best = all[i].p;
                 have = 1;
             }

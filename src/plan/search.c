@@ -13,7 +13,7 @@
 /* ---- ordering ----------------------------------------------------------- */
 
 /* 1 if a ranks before b: more tokens/s, then the strategy keys ascending. */
-static int better(const pt_plan *a, const pt_plan *b)
+int pt_plan_better(const pt_plan *a, const pt_plan *b)
 {
     if (a->score != b->score) return a->score > b->score;
     for (int k = 0; k < PT_D_COUNT; k++) {
@@ -24,7 +24,7 @@ static int better(const pt_plan *a, const pt_plan *b)
 }
 
 /* Nearest miss: the smallest memory, then the keys. */
-static int closer(const pt_plan *a, const pt_plan *b)
+int pt_plan_closer(const pt_plan *a, const pt_plan *b)
 {
     if (a->cost.mem.total != b->cost.mem.total) return a->cost.mem.total < b->cost.mem.total;
     for (int k = 0; k < PT_D_COUNT; k++) {
@@ -66,7 +66,7 @@ static void heap_push(worker *w, const pt_plan *p)
         w->heap[i] = *p;
         while (i > 0) { /* sift up: parent must be worse than child */
             int up = (i - 1) / 2;
-            if (!better(&w->heap[up], &w->heap[i])) break;
+            if (!pt_plan_better(&w->heap[up], &w->heap[i])) break;
             pt_plan t = w->heap[up];
             w->heap[up] = w->heap[i];
             w->heap[i] = t;
@@ -74,13 +74,13 @@ static void heap_push(worker *w, const pt_plan *p)
         }
         return;
     }
-    if (!better(p, &w->heap[0])) return;
+    if (!pt_plan_better(p, &w->heap[0])) return;
     w->heap[0] = *p;
     i = 0;
     for (;;) {
         int l = 2 * i + 1, r = l + 1, worst = i;
-        if (l < w->n && better(&w->heap[worst], &w->heap[l])) worst = l;
-        if (r < w->n && better(&w->heap[worst], &w->heap[r])) worst = r;
+        if (l < w->n && pt_plan_better(&w->heap[worst], &w->heap[l])) worst = l;
+        if (r < w->n && pt_plan_better(&w->heap[worst], &w->heap[r])) worst = r;
         if (worst == i) break;
         pt_plan t = w->heap[worst];
         w->heap[worst] = w->heap[i];
@@ -101,7 +101,7 @@ static void note_slots(worker *w, const pt_plan *p)
             w->nslot[d]++;
             w->slotv[d][i] = v;
             w->slot[d][i] = *p;
-        } else if (better(p, &w->slot[d][i])) {
+        } else if (pt_plan_better(p, &w->slot[d][i])) {
             w->slot[d][i] = *p;
         }
     }
@@ -122,7 +122,7 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
         pt_cost_memory_prepared(w->m, w->c, w->job, st, pr, &p.cost.mem, &fits);
         if (!fits) {
             w->pruned++;
-            if (!w->have_miss || closer(&p, &w->miss)) {
+            if (!w->have_miss || pt_plan_closer(&p, &w->miss)) {
                 w->miss = p;
                 w->have_miss = 1;
             }
@@ -132,7 +132,7 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
     pt_cost_eval_prepared(w->m, w->c, w->job, st, pr, &p.cost);
     w->priced++;
     if (!p.cost.fits) {
-        if (!w->have_miss || closer(&p, &w->miss)) {
+        if (!w->have_miss || pt_plan_closer(&p, &w->miss)) {
             w->miss = p;
             w->have_miss = 1;
         }
@@ -495,11 +495,11 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmp_plans(const void *a, const void *b)
+int pt_plan_cmp(const void *a, const void *b)
 {
     const pt_plan *x = a, *y = b;
-    if (better(x, y)) return -1;
-    if (better(y, x)) return 1;
+    if (pt_plan_better(x, y)) return -1;
+    if (pt_plan_better(y, x)) return 1;
     return 0;
 }
 
@@ -630,7 +630,7 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
             }
             for (int i = 0, k = 0; i < T; i++)
                 for (int j = 0; j < w[i].n; j++) all[k++] = w[i].heap[j];
-            qsort(all, (size_t)total, sizeof *all, cmp_plans);
+            qsort(all, (size_t)total, sizeof *all, pt_plan_cmp);
             r->n = total < o->top_k ? total : o->top_k;
             r->plans = all;
             for (int i = 0; i < T; i++) {
@@ -639,7 +639,7 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                 r->pruned += w[i].pruned;
                 r->fitting += w[i].fitting;
                 for (int k = 0; k < PT_RULE_COUNT; k++) r->refused[k] += w[i].refused[k];
-                if (w[i].have_miss && (!r->have_miss || closer(&w[i].miss, &r->miss))) {
+                if (w[i].have_miss && (!r->have_miss || pt_plan_closer(&w[i].miss, &r->miss))) {
                     r->miss = w[i].miss;
                     r->have_miss = 1;
                 }
@@ -651,7 +651,7 @@ pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                     for (int i = 0; i < T; i++)
                         for (int s = 0; s < w[i].nslot[dd]; s++) {
                             if (w[i].slotv[dd][s] == win) continue;
-                            if (!r->have_alt[dd] || better(&w[i].slot[dd][s], &r->alt[dd])) {
+                            if (!r->have_alt[dd] || pt_plan_better(&w[i].slot[dd][s], &r->alt[dd])) {
                                 r->alt[dd] = w[i].slot[dd][s];
                                 r->have_alt[dd] = 1;
                             }

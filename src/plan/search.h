@@ -133,6 +133,14 @@ const char *pt_engine_label(pt_engine e);
 pt_status pt_search_engine(const pt_model *m, const pt_cluster *c, const pt_job *job,
                            const pt_search_opts *o, pt_search_result *r, pt_diag *d);
 
+/* The search's orders, shared by every merge of results: pt_plan_better,
+ * a ranks before b (higher score, then the strategy keys ascending);
+ * pt_plan_closer, a is the nearer miss (less memory, then the keys);
+ * pt_plan_cmp, the qsort comparator of pt_plan_better. */
+int pt_plan_better(const pt_plan *a, const pt_plan *b);
+int pt_plan_closer(const pt_plan *a, const pt_plan *b);
+int pt_plan_cmp(const void *a, const void *b);
+
 pt_status pt_search(const pt_model *m, const pt_cluster *c, const pt_job *job,
                     const pt_search_opts *o, pt_search_result *r, pt_diag *d);
 void pt_search_free(pt_search_result *r);

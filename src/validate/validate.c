@@ -48,17 +48,6 @@ enum { C_SOURCE, C_MODEL, C_PARAMS, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_
        C_MOE, C_TOPK, C_GPU, C_NGPU, C_TP, C_PP, C_DP, C_CP, C_EP, C_VPP, C_MBS, C_GBS,
        C_RECOMPUTE, C_SP, C_ZERO, C_METRIC, C_VALUE, C_NOTES, C_COUNT };
 
-static int has_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
-        if (i == n) return 1;
-    }
-    return 0;
-}
-
 /* Largest value of a numeric column (counts and sizes: they become ints). */
 #define NUM_MAX INT64_C(2147483647)
 /* Largest parallel degree or micro-batch (strategy.c's limit). */
@@ -176,7 +165,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     int64_t topk = 0, ep = 1;
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
-    int mosaic = has_ci(f[C_SOURCE], "mosaicml");
+    int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml");
     char *end;
 
     r->measured = strtod(f[C_VALUE], &end);
@@ -248,10 +237,10 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     memset(&job, 0, sizeof job);
     job.seq_len = seq;
     job.global_batch = gbs;
-    job.dtype = has_ci(notes, "fp16") ? PT_FP16 : PT_BF16;
-    job.flash_attention = has_ci(notes, "flashattention") || has_ci(notes, "flash attention");
+    job.dtype = pt_str_has_ci(notes, "fp16") ? PT_FP16 : PT_BF16;
+    job.flash_attention = pt_str_has_ci(notes, "flashattention") || pt_str_has_ci(notes, "flash attention");
     job.engine = mosaic ? PT_ENGINE_FSDP
-                 : has_ci(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED : PT_ENGINE_MEGATRON;
+                 : pt_str_has_ci(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED : PT_ENGINE_MEGATRON;
 
     memset(&st, 0, sizeof st);
     st.tp = (int)tp;
@@ -313,10 +302,10 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
          * full-square count of Megatron-LM <= core_r0.9, NeMo 24.x and
          * Korthikanti's MFU (cost.h) */
         double fl = pt_cost_model_flops_full_square(&m, seq, gbs);
-        if (has_ci(notes, "F=96BslH") || has_ci(f[C_SOURCE], "Narayanan")) {
+        if (pt_str_has_ci(notes, "F=96BslH") || pt_str_has_ci(f[C_SOURCE], "Narayanan")) {
             double l = (double)layers, h = (double)hidden, s = (double)seq, V = (double)vocab;
             fl = 96.0 * (double)gbs * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
-        } else if (has_ci(f[C_SOURCE], "moe_recipes")) {
+        } else if (pt_str_has_ci(f[C_SOURCE], "moe_recipes")) {
             fl = cost.model_flops;
         }
         r->predicted = fl / cost.step_time_s / (double)n / 1e12; /* TFLOP/s per GPU */
@@ -330,7 +319,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         r->is_memory = 1;
     } else if (!strcmp(metric, "mem_weights_grads_optimizer_gib_per_gpu")) {
         pt_memory s = cost.mem;
-        if (has_ci(notes, "Fig.1")) {
+        if (pt_str_has_ci(notes, "Fig.1")) {
             /* Korthikanti Fig. 1 counts the transformer layers alone: 18
              * bytes (fp16 weight, fp32 gradient, fp32 master, m, v) times
              * the layers' parameters on a device gives all four of its
@@ -401,7 +390,7 @@ static const char *row_optimizer(const char *notes)
     o += 4;
     if (!strncmp(o, "lars", 4)) return "lars";
     if (!strncmp(o, "sgd", 3) || !strncmp(o, "stochastic_gradient_descent", 27)) return "sgd";
-    if (has_ci(o, "adam")) return "adam";
+    if (pt_str_has_ci(o, "adam")) return "adam";
     return "";
 }
 
