@@ -2,6 +2,7 @@
  * cmd_eval.c -- `partita eval`: price one strategy (SPEC sections 1 and 5).
  */
 #include "cli/cli.h"
+#include "plan/search.h"
 #include "emit/emit.h"
 #include "sim/sim.h"
 
@@ -56,6 +57,10 @@ int cmd_eval(int argc, char **argv)
     if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
     if ((s = pt_strategy_parse(strategy, &st, &set, &d)) != PT_OK) return cli_fail(s, &d);
     if ((s = pt_strategy_resolve(&st, set, &m, &c, &o.job, &d)) != PT_OK) return cli_fail(s, &d);
+    if (o.job.engine != PT_ENGINE_ANY && !pt_engine_admits(o.job.engine, &m, &o.job, &st))
+        fprintf(stderr, "partita: note: %s's current release does not run this strategy (`plan --engine %s` "
+                "would not propose it; src/plan/engine_space.c says what it runs): priced as if it did\n",
+                pt_engine_label(o.job.engine), pt_engine_label(o.job.engine));
     pt_cost_eval(&m, &c, &o.job, &st, &cost);
     memset(&sim, 0, sizeof sim);
     if (simulate && (s = pt_sim_run(&m, &c, &o.job, &st, &sim, &d)) != PT_OK) return cli_fail(s, &d);
