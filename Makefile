@@ -89,7 +89,7 @@ run: all
 	$(BUILD)/partita plan gpt3-175b --cluster dgx-a100-80g --gpus 1024 \
 	  --global-batch 1536 --seq-len 2048 --explain
 
-test: all $(TEST_BIN) $(REPLAY_BIN)
+test: all $(TEST_BIN) $(REPLAY_BIN) $(BUILD)/fit
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BIN)
 
 asan:

@@ -3,12 +3,19 @@
  * link efficiencies of dgx-a100-80g in data/clusters.json) to the measured
  * runs, by Nelder-Mead on the mean absolute log error of every step-time /
  * throughput row on the FIT half of the data (even CSV lines); the odd lines
- * are held out and only reported.  Usage:
+ * are held out and only reported.  Only rows on the device being fitted count:
+ * a row's device is the one validate prices it on (the GPU name mapped by
+ * data/gpus.json, src/hw/gpus.c), and it must begin with --device (default
+ * "a100": A100-SXM4-80GB, A100-80GB, A100 (single node) and the 40 GB part,
+ * which carry the same constants); every other row (H100, B200, ...) is
+ * skipped and counted.  Usage:
  *   build/fit data/validation/published_runs.csv \
  *             data/validation/single_node_runs.csv
  * or, for the V100 constants (and the V100 clusters' level efficiencies),
- *   build/fit data/validation/time_to_train_runs.csv
- * Prints the constants and the error on each half.  It is a tool for the
+ *   build/fit --device v100 data/validation/time_to_train_runs.csv
+ * --iterations N (default 1500) bounds the Nelder-Mead steps (tests/e2e/fit.sh
+ * uses a few).  Prints the constants, the rows skipped as another device's,
+ * and the error on each half.  It is a tool for the
  * maintainers, not part of partita; the numbers it printed are what
  * data/devices.json carries, with its output quoted there.
  */
@@ -29,6 +36,7 @@ static const double lo[NP] = {0.3, 0.0, 0.2, 0.3, 0.0, 0.3, 0.1};
 static const double hi[NP] = {0.98, 20.0, 0.95, 1.0, 300.0, 1.0, 1.0};
 
 typedef struct data {
+    const char *device;  /* prefix of the fitted device's name, e.g. "a100" */
     int nfiles;
     char *text[MAXF];
     const char *file[MAXF];
@@ -48,10 +56,21 @@ static void to_calib(const double *x, pt_vcalib *k)
     k->level_eff[3] = x[6];
 }
 
+/* a row priced on the fitted device (validate's own mapping of its GPU name) */
+static int on_device(const data *D, const pt_vrow *r)
+{
+    return !strncmp(r->cluster_v.dev.name, D->device, strlen(D->device));
+}
+
+typedef struct half_sel {
+    const data *D;
+    int half;  /* 0: even lines (fit), 1: odd lines (held out) */
+} half_sel;
+
 static int keep_half(const pt_vrow *r, void *arg)
 {
-    int want = *(const int *)arg;
-    return r->is_time && (r->line % 2) == want;
+    const half_sel *h = arg;
+    return r->is_time && (r->line % 2) == h->half && on_device(h->D, r);
 }
 
 /* mean |log(pred/meas)| over the time rows of the chosen half; the first
@@ -62,6 +81,7 @@ static double loss(const data *D, const double *x, int half, int print)
 {
     pt_vcalib k;
     double total = 0;
+    half_sel h = {D, half};
     to_calib(x, &k);
     for (int i = 0; i < NP; i++)
         if (x[i] < lo[i] || x[i] > hi[i]) return 1e9;
@@ -69,22 +89,24 @@ static double loss(const data *D, const double *x, int half, int print)
         pt_vresult r;
         pt_diag d;
         double s = 0;
-        int n = 0;
+        int n = 0, other = 0;
         if (pt_validate_csv(D->text[f], D->file[f], &k, &r, &d) != PT_OK) {
             fprintf(stderr, "%s\n", d.msg);
             exit(2);
         }
         for (int i = 0; i < r.n; i++) {
             const pt_vrow *w = &r.rows[i];
-            if (w->skipped[0] || !keep_half(w, &half)) continue;
+            if (!w->skipped[0] && w->is_time && (w->line % 2) == half && !on_device(D, w)) other++;
+            if (w->skipped[0] || !keep_half(w, &h)) continue;
             s += fabs(log(w->predicted / w->measured));
             n++;
         }
         if (print) {
-            pt_validate_summary(&r, keep_half, &half);
-            printf("  %-50s %s half: %3d rows, mean |error| %5.1f%%, worst %5.1f%%\n", D->file[f],
-                   half == 0 ? "fit " : "held", r.time_rows, 100 * r.time_mean_abs_error,
-                   100 * r.time_worst_abs_error);
+            pt_validate_summary(&r, keep_half, &h);
+            printf("  %-50s %s half: %4d rows, mean |error| %5.1f%%, worst %5.1f%%; "
+                   "%d rows not on %s skipped\n",
+                   D->file[f], half == 0 ? "fit " : "held", r.time_rows, 100 * r.time_mean_abs_error,
+                   100 * r.time_worst_abs_error, other, D->device);
         }
         pt_validate_free(&r);
         total += (f == 0 ? 3.0 : 1.0) * (n ? s / n : 0);
@@ -97,9 +119,25 @@ int main(int argc, char **argv)
     data D;
     double simplex[NP + 1][NP], fx[NP + 1];
     double x0[NP] = {0.8, 0.5, 0.5, 0.7, 30.0, 0.8, 0.8};
+    int iterations = 1500;
     pt_diag d;
     memset(&D, 0, sizeof D);
+    D.device = "a100";
     for (int i = 1; i < argc && D.nfiles < MAXF; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            D.device = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 1000000) {
+                fprintf(stderr, "fit: --iterations %s is not a whole number in [1, 1000000]\n", argv[i]);
+                return 2;
+            }
+            iterations = (int)v;
+            continue;
+        }
         if (pt_read_file(argv[i], &D.text[D.nfiles], &d) != PT_OK) {
             fprintf(stderr, "%s\n", d.msg);
             return 2;
@@ -107,7 +145,7 @@ int main(int argc, char **argv)
         D.file[D.nfiles++] = argv[i];
     }
     if (!D.nfiles) {
-        fprintf(stderr, "usage: fit RUNS.csv ...\n");
+        fprintf(stderr, "usage: fit [--device PREFIX] [--iterations N] RUNS.csv ...\n");
         return 2;
     }
     for (int i = 0; i <= NP; i++) {
@@ -115,7 +153,7 @@ int main(int argc, char **argv)
         if (i) simplex[i][i - 1] *= 1.25;
         fx[i] = loss(&D, simplex[i], 0, 0);
     }
-    for (int it = 0; it < 1500; it++) {
+    for (int it = 0; it < iterations; it++) {
         int best = 0, worst = 0, second;
         double c[NP], xr[NP], fr;
         for (int i = 1; i <= NP; i++) {

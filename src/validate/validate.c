@@ -510,6 +510,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             c.dev.kernel_us = calib->kernel_us;
             for (int j = 0; j < c.nlevels; j++) c.level[j].efficiency = calib->level_eff[j];
         }
+        r->cluster_v = c; /* the device the row is priced on (tools/fit.c selects by it) */
         pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]),
                               strstr(f[T_SOURCE], "v0.5") ? "v0.5" : "v0.6", &se);
         pt_ttt_eval_builtin(graph, &ev);
