@@ -89,12 +89,12 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
         printf("%s\n", parts);
     }
     {
-        int nsim = 0;
-        for (int i = 0; i < r->n; i++) nsim += chk[i].simulated;
+        int nind = 0;
+        for (int i = 0; i < r->n; i++) nind += chk[i].independent;
         printf("step s, tokens/s, TFLOP/s, MFU and mem GiB: %s\n",
-               nsim == r->n ? "simulated event by event (ranked by the simulator)"
-               : nsim == 0  ? "analytic (beyond the simulator's limits)"
-                            : "simulated where it could replay the step, else analytic");
+               nind == r->n ? "simulated event by event (ranked by the simulator)"
+               : nind == 0  ? "analytic (no pipeline for the simulator to check, or beyond its limits)"
+                            : "simulated where there is a pipeline to replay (pp > 1), else analytic");
     }
     { /* plans predicted above the device's best published MFU (issue 14) */
         char nums[80] = "", who[96];
@@ -349,7 +349,7 @@ static int export_plan(const char *export_fmt, const pt_model *m, const pt_clust
     char note[512];
     pt_export_parse_fmt(export_fmt, &fmt);
     if ((s = pt_emit_export_priced(fmt, m, c, job, &p->st, &p->cost,
-                                   k->simulated ? k->simulated_peak_bytes : 0, text, note, sizeof note, &d)) != PT_OK)
+                                   k->independent ? k->simulated_peak_bytes : 0, text, note, sizeof note, &d)) != PT_OK)
         return cli_fail(s, &d);
     if (fmt == PT_EXPORT_DEEPSPEED) fprintf(stderr, "%s\n", note);
     return 0;
@@ -382,6 +382,10 @@ static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *jo
             const pt_plan_check *k = &chk[i];
             if (!k->simulated) {
                 printf("%2d  %12.3f %12s\n", i + 1, k->analytic_step_time_s, "not replayed");
+                continue;
+            }
+            if (!k->independent) { /* the same sums: nothing was checked */
+                printf("%2d  %12.3f %12s\n", i + 1, k->analytic_step_time_s, "pp=1: no pipeline to check");
                 continue;
             }
             printf("%2d  %12.3f %12.3f %+6.1f%% %12.1f %12.1f\n", i + 1, k->analytic_step_time_s,

@@ -90,7 +90,7 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
              * when it replayed the step (pt_plan_rerank); time_s and memory
              * are the analytic model's breakdown */
             const pt_plan_check *k = &checks[i];
-            json_object_set_new(pj, "step_time_source", json_string(k->simulated ? "simulated" : "analytic"));
+            json_object_set_new(pj, "step_time_source", json_string(k->independent ? "simulated" : "analytic"));
             if (verify) {
                 json_object_set_new(pj, "analytic_step_time_s", json_real(k->analytic_step_time_s));
                 if (k->simulated) {

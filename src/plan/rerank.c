@@ -61,6 +61,7 @@ static pt_status check_plan(const pt_model *m, const pt_cluster *c, const pt_job
     if (st == PT_ENOMEM) return st;
     if (st != PT_OK) return PT_OK; /* beyond the simulator's limits: analytic numbers stay */
     k->simulated = 1;
+    k->independent = p->st.pp > 1;
     k->simulated_step_time_s = s.step_time_s;
     k->simulated_bubble_s = s.bubble_s;
     k->simulated_peak_bytes = s.peak_bytes;
