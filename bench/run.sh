@@ -226,4 +226,41 @@ for csv in published_runs.csv single_node_runs.csv time_to_train_runs.csv; do
         fi
     fi
 done
+
+# ---- 3. what the search claims over expert strategies ---------------------------
+# For every published run whose strategy is in the search's space (it fits and
+# Megatron-LM's release runs it: validate --plans' published_searched), the
+# best plan's predicted step against the published strategy's predicted step
+# and against its measured step (iter_time_s as measured; a throughput row's
+# measured step is the predicted one scaled by predicted/measured throughput).
+# Grouped by source, GPU and the published run's recomputation.
+echo
+echo "== claimed gain of the best plan over the published strategy (validate --plans) =="
+if [ -n "$PY" ] && "$BUILD/partita" validate "$VALID/published_runs.csv" --plans --json >"$TMP/plans.json" 2>"$TMP/err" &&
+   "$BUILD/partita" validate "$VALID/published_runs.csv" --json >"$TMP/rows.json" 2>>"$TMP/err"; then
+    $PY - "$TMP/plans.json" "$TMP/rows.json" "$VALID/published_runs.csv" <<'EOF'
+import csv, json, sys
+plans = json.load(open(sys.argv[1]))["runs"]
+rows = {r["line"]: r for r in json.load(open(sys.argv[2]))["rows"]}
+lines = list(csv.reader(open(sys.argv[3], newline="")))
+col = {k: i for i, k in enumerate(lines[0])}
+groups = {}
+for p in plans:
+    if not p["published_searched"]:
+        continue
+    f, w = lines[p["line"] - 1], rows[p["line"]]
+    meas = w["measured"] if w["metric"] == "iter_time_s" else p["published_step_time_s"] * w["predicted"] / w["measured"]
+    src = f[col["source"]].strip('"').split()[0].split("@")[0]
+    key = "%s, %s, recompute %s" % (src, f[col["gpu"]], f[col["recompute"]] or "not given")
+    groups.setdefault(key, []).append((p["published_step_time_s"] / p["best_step_time_s"] - 1,
+                                       meas / p["best_step_time_s"] - 1))
+print("  %-52s %4s %12s %12s   %s" % ("group", "runs", "vs predicted", "vs measured", "measured range"))
+for k, g in sorted(groups.items()):
+    a = [x for x, _ in g]; b = [y for _, y in g]
+    print("  %-52.52s %4d %11.1f%% %11.1f%%   %5.1f%% .. %5.1f%%" % (k, len(g), 100 * sum(a) / len(a),
+          100 * sum(b) / len(b), 100 * min(b), 100 * max(b)))
+EOF
+else
+    echo "(skipped: python3 absent or partita validate failed)"; cat "$TMP/err" 2>/dev/null
+fi
 exit $status
