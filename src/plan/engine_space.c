@@ -1,7 +1,6 @@
 /*
  * engine_space.c -- what each training engine's current release can run, as
- * a search space (search.h: pt_search_restrict_engine, pt_engine_admits,
- * pt_search_engine), so that the plan `partita plan --engine E` ranks first is
+ * a search space (search.h: pt_engine_admits, pt_search_engine), so that the plan `partita plan --engine E` ranks first is
  * one E runs and the one `--export E` writes.
  *
  * Megatron-LM: 1F1B, or interleaved 1F1B with vpp > 1 -- its pipeline
@@ -160,7 +159,9 @@ pt_engine pt_engine_of(const pt_model *m, const pt_job *job, const pt_strategy *
     return PT_ENGINE_ANY;
 }
 
-pt_status pt_search_restrict_engine(pt_search_opts *so, pt_engine e, pt_diag *d)
+/* Narrows the dimensions so->space leaves open to what engine e's current
+ * release can run; the rules across keys are pt_engine_admits'. */
+static pt_status restrict_engine(pt_search_opts *so, pt_engine e, pt_diag *d)
 {
     pt_space eng;
     pt_status s;
@@ -245,7 +246,7 @@ static pt_status search_one(const pt_model *m, const pt_cluster *c, const pt_job
     arg.m = m;
     arg.job = &je;
     arg.first_only = first_only;
-    if ((s = pt_search_restrict_engine(&so, e, d)) != PT_OK) return s;
+    if ((s = restrict_engine(&so, e, d)) != PT_OK) return s;
     so.admit = admit_cb;
     so.admit_arg = &arg;
     return pt_search(m, c, &je, &so, r, d);

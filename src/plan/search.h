@@ -107,11 +107,6 @@ typedef struct pt_search_result {
     pt_plan alt[PT_D_COUNT];
 } pt_search_result;
 
-/* Narrows the dimensions o->space leaves open to what engine e's current
- * release can run (engine_space.c); the rules across keys are
- * pt_engine_admits'. */
-pt_status pt_search_restrict_engine(pt_search_opts *o, pt_engine e, pt_diag *d);
-
 /* 1 if engine e (not PT_ENGINE_ANY) runs st for m and job: its space and
  * its rules across keys (engine_space.c says which and where from). */
 int pt_engine_admits(pt_engine e, const pt_model *m, const pt_job *job, const pt_strategy *st);
