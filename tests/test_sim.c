@@ -158,13 +158,16 @@ static void test_moe_agrees(void **state)
 
 /* The analytic model and the simulator agree at every micro-batch count.
  * For each shape and schedule, m = 1 .. 4 pp micro-batches per pipeline
- * (those the schedule accepts: interleaved needs multiples of pp): the
- * analytic step and peak memory within 3% of the simulated ones.  The fill
- * and drain are derived in src/cost/cost.c from the orders src/sim replays
+ * (those the schedule accepts: interleaved needs multiples of pp, dualpipe
+ * even counts), and 10 pp + 2 and 24 pp (past the 6 pp up to which cost.c
+ * replays zb-v and dualpipe whole: their extrapolation): the analytic step
+ * and peak memory within 3% of the simulated ones.  The fill and drain are
+ * derived in src/cost/cost.c from the orders src/cost/pipe.c builds
  * (1F1B/GPipe: every stage but the slowest once forward and once backward,
  * Narayanan et al. eq. 2; ZB-H1: the forward fill plus the input-gradient
  * drain less one T_W per further micro-batch, down to Qi et al.'s
- * (p-1)(T_F + T_B - T_W)). */
+ * (p-1)(T_F + T_B - T_W)); zb-v and dualpipe are replayed by both models
+ * (cost.c with the stage classes, the simulator with every transfer). */
 static void sweep(const char *model, const char *cluster, int64_t gpus, int64_t seq, int tp, const char *sched,
                   int vpp, int *cases, double *worst_t, double *worst_m)
 {
@@ -172,7 +175,8 @@ static void sweep(const char *model, const char *cluster, int64_t gpus, int64_t 
     pt_cluster c = th_cluster(cluster, gpus);
     for (int pp = 2; pp <= 8; pp *= 2) {
         int64_t dp = gpus / ((int64_t)tp * pp);
-        for (int mb = 1; mb <= 4 * pp; mb++) {
+        for (int i = 1; i <= 4 * pp + 2; i++) {
+            int mb = i <= 4 * pp ? i : i == 4 * pp + 1 ? 10 * pp + 2 : 24 * pp;
             pt_job j = th_job(seq, mb * dp, 1);
             pt_strategy st;
             pt_sim_result r;
@@ -214,7 +218,7 @@ static void test_sweep_microbatches(void **state)
         {"llama3-70b", "dgx-h100", 128, 8192, 8},    /* 80 layers, a heavy logits stage */
     };
     static const struct { const char *s; int vpp; } sched[] = {
-        {"gpipe", 1}, {"1f1b", 1}, {"interleaved", 2}, {"zb-h1", 1},
+        {"gpipe", 1}, {"1f1b", 1}, {"interleaved", 2}, {"zb-h1", 1}, {"zb-v", 2}, {"dualpipe", 1},
     };
     (void)state;
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
@@ -223,7 +227,7 @@ static void test_sweep_microbatches(void **state)
             double wt = 0, wm = 0;
             sweep(shapes[i].model, shapes[i].cluster, shapes[i].gpus, shapes[i].seq, shapes[i].tp, sched[k].s,
                   sched[k].vpp, &n, &wt, &wm);
-            printf("  %-10s %-11s %3d steps (pp 2, 4, 8; m 1..4pp): worst step %.2f%%, peak %.2f%%\n",
+            printf("  %-10s %-11s %3d steps (pp 2, 4, 8; m 1..4pp, 10pp+2, 24pp): worst step %.2f%%, peak %.2f%%\n",
                    shapes[i].model, sched[k].s, n, 100 * wt, 100 * wm);
             assert_true(n >= 12); /* interleaved: the 4 multiples of pp per pp */
         }
@@ -252,10 +256,10 @@ static void test_zbv_one_microbatch(void **state)
     pt_sim_free(&r);
 }
 
-/* DualPipe with one micro-batch each way: both cross every rank and meet in
- * the middle, p (T_F + T_B) + 2 T_W (cost.c), where the ideal of the
- * DeepSeek-V3 report, (p/2 - 1) T_F, would make the pipeline several times
- * faster than the simulator's; gpt3-175b tp=8 on 512 A100, pp 4 and 8. */
+/* DualPipe with one micro-batch each way: both cross every rank, where the
+ * many-micro-batch bubble of the DeepSeek-V3 report would make the
+ * pipeline several times faster than it is; gpt3-175b tp=8 on 512 A100,
+ * pp 4 and 8: the two models within 3% (both replay DeepSeek's order). */
 static void test_dualpipe_two_microbatches(void **state)
 {
     pt_model m = th_model("gpt3-175b");
@@ -275,9 +279,8 @@ static void test_dualpipe_two_microbatches(void **state)
         assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
         snprintf(what, sizeof what, "gpt3-175b %s, one micro-batch each way", text);
         th_near_rel(r.step_time_s, k.step_time_s, 0.03, what);
-        /* the pipeline alone, within 10% (8.1% at pp=4: the simulator's
-         * greedy order meets in the middle later than the formula says) */
-        th_near_rel(r.pipeline_s, k.step_time_s - r.tail_s, 0.10, what);
+        th_near_rel(r.pipeline_s, k.step_time_s - r.tail_s, 0.03, what); /* the pipeline alone */
+        assert_true(k.time.bubble > 0.5 * k.time.compute); /* one micro-batch each way mostly idles */
         pt_sim_free(&r);
     }
 }

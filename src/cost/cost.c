@@ -43,13 +43,13 @@
  *    (Narayanan et al. SC'21 eq. 2-3), with unequal stages the other
  *    stages' forwards and backwards once (the fill and the drain); ZB-H1
  *    (p-1)(T_F + T_B - T_W) (Qi et al. 2024, "Zero Bubble Pipeline
- *    Parallelism", section 3.1) when p micro-batches are in flight; ZB-V and
- *    DualPipe (two chunks per rank, Qi et al. section 6; DeepSeek-V3 report
- *    Table 2) their ideals with enough micro-batches and one micro-batch's
- *    path through every rank with few.  Each form is derived from the order
- *    src/sim replays, so the two agree at any micro-batch count
- *    (tests/test_sim.c); where they cannot (ZB-V and DualPipe are ordered
- *    greedily there), `plan` re-ranks by simulation (src/plan/rerank.c).
+ *    Parallelism", section 3.1) when p micro-batches are in flight.  Each
+ *    form is derived from the order src/cost/pipe.c builds and src/sim
+ *    replays, so the two agree at any micro-batch count (tests/test_sim.c).
+ *    ZB-V and DualPipe (two chunks per rank; PyTorch's ZB-V order and
+ *    DeepSeek's) have no closed form for every count -- the papers' bubbles
+ *    are the many-micro-batch limits -- so their orders are replayed here
+ *    too (replay_pipe), with the stage times the simulator uses.
  *    Point-to-point b*s*h/t per boundary crossing, on the critical
  *    path (Megatron's batched isend/irecv waits before compute).  Memory:
  *    the activations each rank keeps at its peak under the same orders
@@ -112,10 +112,12 @@
  * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
  */
 #include "cost/cost.h"
+#include "cost/pipe.h"
 #include "strategy/strategy.h"
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Fixed allowances, stated once. */
@@ -734,13 +736,114 @@ double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, con
     return a;
 }
 
+void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
+                     const pt_pipe *p, int *lo, double *fwd, double *bwd, double *act)
+{
+    int V = p->V;
+    int64_t f, mid, l;
+    pt_strategy_stage_layers(st, m->layers, &f, &mid, &l);
+    lo[0] = 0;
+    for (int v = 0; v < V; v++) {
+        int64_t n = (st->pp_first || st->pp_last) ? (v == 0 ? f : v == V - 1 ? l : mid) : m->layers / V;
+        lo[v + 1] = lo[v] + (int)n;
+    }
+    for (int v = 0; v < V; v++) {
+        int first = v == 0, last = v == V - 1;
+        double lv = (double)(lo[v + 1] - lo[v]);
+        fwd[v] = lv * (pr->lf + pr->ltp_f + pr->lcp_f) + (first ? pr->emb_f + pr->emb_tp : 0.0) +
+                 (last ? pr->head_f : 0.0);
+        bwd[v] = lv * (pr->lb + pr->ltp_b + pr->lcp_b) + (first ? pr->emb_b + (st->sp ? pr->emb_tp : 0.0) : 0.0) +
+                 (last ? pr->head_b : 0.0);
+        act[v] = lv * pr->act_layer + pt_cost_stage_extra_activations(m, job, st, 0, last);
+        if (m->experts > 0) {
+            /* MoE: the stage's dense layers differ from the MoE layer the
+             * preparation priced, and its MoE layers add the all-to-all, on
+             * the critical path except what DualPipe hides behind the paired
+             * micro-batch's compute (DeepSeek-V3 report section 3.2.1) */
+            double nm = (double)pt_cost_moe_layers_in(m, lo[v], lo[v + 1]), nd = lv - nm;
+            double ef = nm * pr->lep_f, eb = nm * pr->lep_b, shown = 1.0;
+            if (p->dual && ef + eb > 0) {
+                double comp = lv * (pr->lf + pr->lb) + nd * (pr->dl_f + pr->dl_b);
+                shown = ef + eb > comp ? (ef + eb - comp) / (ef + eb) : 0.0;
+            }
+            fwd[v] += nd * (pr->dl_f + pr->dl_tp_f) + shown * ef;
+            bwd[v] += nd * (pr->dl_b + pr->dl_tp_b) + shown * eb;
+        }
+    }
+}
+
 int64_t pt_cost_other_bytes(double rest) { return bytes_i64(CONTEXT_BYTES + FRAG_FRACTION * rest); }
+
+/* zb-v and dualpipe: the pipeline's time and the ranks' activation peaks
+ * from replaying their orders (pipe.c) with the virtual stages' times and
+ * bytes the simulator uses (pt_cost_vstages).  Their timing has no closed
+ * form for every micro-batch count -- Qi et al.'s (p-1)(T_F - T_W) per
+ * chunk and DeepSeek's (p/2-1)(F&B + B - 3W) are the many-micro-batch
+ * limits -- so the model replays them: a step of up to 6p micro-batches
+ * whole, a longer one at 3p and 6p and extrapolated (each further
+ * micro-batch adds one steady-state period; the peaks do not grow past the
+ * warm-up; within 0.3% of the whole replay at 10p+2 and 24p in
+ * tests/test_sim.c, where 2p and 4p came within 0.75%).  *makespan (if not NULL): first start to last end, p2p the
+ * time of one transfer; peak (if not NULL): the activation peak of rank 0,
+ * of rank pp-1 and the largest of the others.  0, or -1 when out of memory. */
+#define REPLAY_WINDOW 3
+static int replay_pipe(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
+                       int64_t M, double p2p, double *makespan, double peak[3])
+{
+    pt_pipe p;
+    int64_t L = REPLAY_WINDOW * (int64_t)st->pp;
+    int V, rc = 0;
+    int *lo;
+    double *buf, *f, *b, *a, *pk;
+    pt_pipe_init(&p, st, M);
+    V = p.V;
+    lo = malloc((size_t)(V + 1) * sizeof *lo);
+    buf = malloc((size_t)(3 * V + st->pp) * sizeof *buf);
+    if (!lo || !buf) {
+        rc = -1;
+        goto out;
+    }
+    f = buf, b = buf + V, a = buf + 2 * V, pk = buf + 3 * V;
+    pt_cost_vstages(m, job, st, pr, &p, lo, f, b, a);
+    if (makespan) {
+        pt_pipe_replay r = {0, 0, NULL};
+        if (M <= 2 * L) {
+            rc = pt_pipe_run(&p, f, b, NULL, p2p, NULL, NULL, &r);
+            *makespan = r.makespan;
+        } else {
+            double t1;
+            p.M = L;
+            rc = pt_pipe_run(&p, f, b, NULL, p2p, NULL, NULL, &r);
+            t1 = r.makespan;
+            p.M = 2 * L;
+            if (rc == 0) rc = pt_pipe_run(&p, f, b, NULL, p2p, NULL, NULL, &r);
+            *makespan = r.makespan + (r.makespan - t1) / (double)L * (double)(M - 2 * L);
+        }
+        if (rc != 0) goto out;
+    }
+    if (peak) {
+        p.M = M < 2 * L ? M : 2 * L;
+        if ((rc = pt_pipe_peaks(&p, a, pk)) != 0) goto out;
+        peak[0] = pk[0];
+        peak[1] = pk[st->pp - 1];
+        peak[2] = 0;
+        for (int d = 1; d < st->pp - 1; d++)
+            if (pk[d] > peak[2]) peak[2] = pk[d];
+    }
+out:
+    free(lo);
+    free(buf);
+    return rc < 0 ? -1 : rc;
+}
 
 static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
                    const pt_cost_prep *pr, int64_t mb, pt_memory *out)
 {
     double best_total = -1;
-    double per_layer = pr->act_layer;
+    double per_layer = pr->act_layer, peak[3] = {0, 0, 0};
+    int replayed = st->pp > 1 && (st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE);
+    if (replayed && replay_pipe(m, job, st, pr, mb, 0.0, NULL, peak) != 0)
+        peak[0] = peak[1] = peak[2] = HUGE_VAL; /* out of memory: never fits */
     /* the first stage, the last, and the second (the busiest of the middle
      * ones: it keeps the most micro-batches, and with uneven stages it may
      * hold more layers) */
@@ -753,10 +856,13 @@ static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
         if (which == 2 && st->pp < 3) break;
         stage_ends(st, which, &first, &last);
         pt_cost_stage_states(m, job, st, pr, first, last, &k);
-        a = per_layer * layers_on(m, st, first, last) * fl;
+        if (replayed) /* the order's own peak, the last stage's logits in it */
+            a = peak[which] + pt_cost_stage_extra_activations(m, job, st, first, 0);
+        else
+            a = per_layer * layers_on(m, st, first, last) * fl +
+                pt_cost_stage_extra_activations(m, job, st, first, 0) +
+                pt_cost_stage_extra_activations(m, job, st, 0, last) * fe;
         if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
-        a += pt_cost_stage_extra_activations(m, job, st, first, 0) +
-             pt_cost_stage_extra_activations(m, job, st, 0, last) * fe;
         k.activations = bytes_i64(a);
         rest = (double)(k.weights + k.gradients + k.optimizer) + a;
         k.other = pt_cost_other_bytes(rest);
@@ -853,6 +959,33 @@ double pt_cost_tied_embedding_s(const pt_model *m, const pt_cluster *c, const pt
                         pt_strategy_stride(st, PT_GROUP_PP) * (st->pp - 1));
 }
 
+/* One micro-batch's work on a stage holding the first and/or the last
+ * layers: compute, TP collectives, exposed CP transfers and expert
+ * all-to-all, forward and backward. */
+typedef struct work { double f, b, xf, xb, cf, cb, ef, eb; } work;
+
+static void stage_work(const pt_model *m, const pt_strategy *st, const pt_cost_prep *pr, int first, int last,
+                       work *w)
+{
+    double n = layers_on(m, st, first, last);
+    double nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
+    double ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
+    w->f = n * pr->lf + (first ? pr->emb_f : 0) + (last ? pr->head_f : 0);
+    w->b = n * pr->lb + (first ? pr->emb_b : 0) + (last ? pr->head_b : 0);
+    w->xf = n * pr->ltp_f + (first ? pr->emb_tp : 0);
+    w->xb = n * pr->ltp_b + (first && st->sp ? pr->emb_tp : 0);
+    w->cf = n * pr->lcp_f;
+    w->cb = n * pr->lcp_b;
+    w->ef = ne * pr->lep_f;
+    w->eb = ne * pr->lep_b;
+    if (m->experts > 0) {
+        w->f += nd * pr->dl_f;
+        w->b += nd * pr->dl_b;
+        w->xf += nd * pr->dl_tp_f;
+        w->xb += nd * pr->dl_tp_b;
+    }
+}
+
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
                            const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out)
 {
@@ -861,25 +994,18 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     double layers = (double)m->layers / st->pp;
     double t = st->tp;
     double hd = (double)m->hidden, V = (double)m->vocab;
-    double emb_f = pr->emb_f, emb_b = pr->emb_b, head_f = pr->head_f, head_b = pr->head_b;
-    double emb_tp = pr->emb_tp, tf, tb, tpf, tpb, cpf, cpb, epf = 0, epb = 0, per_mb, ep_mb;
-    double p2p, bubble, tw, mbd, sfw[3], sbw[3], fill_f, fill_b;
+    double tf, tb, tpf, tpb, cpf, cpb, epf = 0, epb = 0, per_mb, ep_mb;
+    double p2p, p2p_one, bubble, tw, mbd, sfw[3], sbw[3], fill_f, fill_b;
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), nmb;
     double Pst, Pexp = 0, e_rs = 0, e_ag = 0, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
     int64_t dp_stride = pt_strategy_stride(st, PT_GROUP_DP_CP), ndp_i = pt_strategy_group_size(st, PT_GROUP_DP_CP);
-    struct { double f, b, tp_f, tp_b, cp_f, cp_b, flops_f, flops_rc; } L;
+    struct { double flops_f, flops_rc; } L;
 
     assert(st->tp >= 1 && st->pp >= 1 && st->dp >= 1 && st->cp >= 1 && st->mbs >= 1);
     assert(pr->mbs == st->mbs && pr->tp == st->tp && pr->cp == st->cp && pr->sp == st->sp &&
            pr->recompute == st->recompute);
     memset(out, 0, sizeof *out);
-    L.f = pr->lf;
-    L.b = pr->lb;
-    L.tp_f = pr->ltp_f;
-    L.tp_b = pr->ltp_b;
-    L.cp_f = pr->lcp_f;
-    L.cp_b = pr->lcp_b;
     L.flops_f = pr->flops_f;
     L.flops_rc = pr->flops_rc;
 
@@ -890,39 +1016,28 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     sfw[0] = sfw[1] = sfw[2] = sbw[0] = sbw[1] = sbw[2] = 0;
     for (int which = 0; which < 3; which++) {
         int first, last;
-        double n, nd, ne, f;
-        /* per micro-batch: DualPipe's rank 0 runs the first stage of one
-         * direction's micro-batches and the last of the other's, priced as
-         * the linear pipeline's first and last ranks */
-        stage_ends(st, which, &first, &last);
-        if (st->schedule == PT_SCHED_DUALPIPE) first = which == 0 || st->pp == 1, last = which == 1 || st->pp == 1;
-        n = layers_on(m, st, first, last);
-        nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
-        ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
-        f = n * L.f + (first ? emb_f : 0) + (last ? head_f : 0);
-        double b = n * L.b + (first ? emb_b : 0) + (last ? head_b : 0);
-        double xf = n * L.tp_f + (first ? emb_tp : 0), xb = n * L.tp_b + (first && st->sp ? emb_tp : 0);
-        double ef = ne * pr->lep_f, ebk = ne * pr->lep_b, tot;
-        if (m->experts > 0) {
-            f += nd * pr->dl_f;
-            b += nd * pr->dl_b;
-            xf += nd * pr->dl_tp_f;
-            xb += nd * pr->dl_tp_b;
-        }
-        tot = f + b + xf + xb + n * (L.cp_f + L.cp_b) + ef + ebk;
+        work w;
+        double tot;
         if (which == 2 && st->pp < 3) break;
-        sfw[which] = f + xf + n * L.cp_f + ef;
-        sbw[which] = b + xb + n * L.cp_b + ebk;
+        stage_ends(st, which, &first, &last);
+        if (st->schedule == PT_SCHED_DUALPIPE && which < 2 && st->pp > 1) {
+            /* DualPipe's rank 0 (and pp-1) runs half the micro-batches
+             * through the first stage and half through the last */
+            work w2;
+            stage_work(m, st, pr, 1, 0, &w);
+            stage_work(m, st, pr, 0, 1, &w2);
+            w.f = 0.5 * (w.f + w2.f), w.b = 0.5 * (w.b + w2.b), w.xf = 0.5 * (w.xf + w2.xf);
+            w.xb = 0.5 * (w.xb + w2.xb), w.cf = 0.5 * (w.cf + w2.cf), w.cb = 0.5 * (w.cb + w2.cb);
+            w.ef = 0.5 * (w.ef + w2.ef), w.eb = 0.5 * (w.eb + w2.eb);
+        } else {
+            stage_work(m, st, pr, first, last, &w);
+        }
+        tot = w.f + w.b + w.xf + w.xb + w.cf + w.cb + w.ef + w.eb;
+        sfw[which] = w.f + w.xf + w.cf + w.ef;
+        sbw[which] = w.b + w.xb + w.cb + w.eb;
         if (tot > per_mb) {
             per_mb = tot;
-            tf = f;
-            tb = b;
-            tpf = xf;
-            tpb = xb;
-            cpf = n * L.cp_f;
-            cpb = n * L.cp_b;
-            epf = ef;
-            epb = ebk;
+            tf = w.f, tb = w.b, tpf = w.xf, tpb = w.xb, cpf = w.cf, cpb = w.cb, epf = w.ef, epb = w.eb;
         }
     }
     nmb = (double)mb;
@@ -934,12 +1049,12 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     if (st->schedule == PT_SCHED_DUALPIPE) ep_mb = ep_mb > tf + tb ? ep_mb - (tf + tb) : 0.0;
 
     /* Pipeline point-to-point: b*s*h/t per crossing (scatter/gather or SP). */
-    p2p = 0;
+    p2p = p2p_one = 0;
     if (st->pp > 1) {
         double bytes = (double)job->seq_len / st->cp * st->mbs * hd * 2.0 / t;
-        double one = pt_p2p_time(c, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_PP),
-                                 pt_strategy_stride(st, PT_GROUP_PP));
-        p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * one;
+        p2p_one = pt_p2p_time(c, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_PP),
+                              pt_strategy_stride(st, PT_GROUP_PP));
+        p2p = (nmb * st->vpp + st->pp - 1.0) * 2.0 * p2p_one;
     }
     /* Bubble (pp-1 pipeline fills and drains).  The fill and the drain pass
      * once through every stage but the slowest, which sets the pace of the
@@ -972,36 +1087,25 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         bubble = fill_f + (drain > 0 ? drain : 0.0);
         break;
     }
-    case PT_SCHED_ZBV: {
-        /* Qi et al. 2024 (section 6) give ZB-V's ideal as
-         * (p-1) max(0, T_F - T_W) per chunk with enough micro-batches; the
-         * step src/sim replays (B first, then F within p chunks in flight,
-         * then W) reaches (p-1) T_W per chunk, and with few micro-batches
-         * is bound by one micro-batch's path down the V and back: all 2p
-         * chunk forwards and input-gradient halves and the first chunk's
-         * W, each of the first p/2 - 1 further micro-batches adding one
-         * chunk's F + B and each later one two, until the ranks are busy
-         * (derived by replaying the orders with equal F, B and W). */
-        double f = mbd / 2.0, b = tw / 2.0, w = tw / 2.0; /* per chunk */
-        double h = (double)(st->pp / 2), busy = nmb * 2.0 * (f + b + w);
-        double path = fill_f + mbd + 0.5 * fill_b + tw + 0.25 * sbw[0];
-        double chain = path + ((nmb < h ? nmb : h) - 1.0) * (f + b) + (nmb > h ? nmb - h : 0.0) * 2.0 * (f + b);
-        double steady = busy + (st->pp - 1.0) * w;
-        bubble = (chain > steady ? chain : steady) - busy;
-        break;
-    }
+    case PT_SCHED_ZBV:
     case PT_SCHED_DUALPIPE: {
-        /* DeepSeek-V3 report Table 2: (p/2 - 1)(F&B + B - 3W) with enough
-         * micro-batches, priced here as (p/2 - 1) T_F; with few, the two
-         * directions' first micro-batches cross every rank and meet in the
-         * middle: src/sim's step then takes p (T_F + T_B) + 2 T_W for one
-         * micro-batch each way and one T_F + T_B/2 more per further one
-         * (replayed with equal F, B and W) */
-        double busy = nmb * (mbd + 2.0 * tw);
-        double chain = (fill_f + mbd) + 0.5 * (fill_b + 2.0 * tw) + (st->pp + 2.0) * tw +
-                       (nmb - 2.0) * (mbd + tw);
-        double steady = busy + (st->pp / 2.0 - 1.0) * mbd;
-        bubble = (chain > steady ? chain : steady) - busy;
+        /* the order replayed (replay_pipe): what the pipeline does beyond
+         * the busiest rank's work and the transfers counted above is the
+         * bubble; transfers the order hides come off pp_comm */
+        double T;
+        if (st->pp == 1) {
+            bubble = 0;
+            break;
+        }
+        if (replay_pipe(m, job, st, pr, mb, p2p_one, &T, NULL) != 0) {
+            bubble = HUGE_VAL; /* out of memory: never chosen */
+            break;
+        }
+        bubble = T - nmb * (tf + tb + tpf + tpb + cpf + cpb + ep_mb) - p2p;
+        if (bubble < 0) {
+            p2p = p2p + bubble > 0 ? p2p + bubble : 0.0;
+            bubble = 0;
+        }
         break;
     }
     default: bubble = 0; break;

@@ -50,6 +50,16 @@ void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strateg
  * final norm and fp32 logits on the last. */
 double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, const pt_strategy *st,
                                        int first, int last);
+/* Per virtual stage of the pipeline p (pipe.h) of st: its first layer
+ * lo[vs] (V + 1 entries, uneven ends as the strategy sets them), forward
+ * and backward time of one micro-batch fwd[vs], bwd[vs] (compute, TP, CP
+ * and what shows of the expert all-to-all), and activation bytes act[vs]
+ * (the last stage's logits included; the first stage's embedding output is
+ * counted once, with its static bytes).  What src/sim replays and cost.c
+ * prices zb-v and dualpipe with. */
+struct pt_pipe;
+void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
+                     const struct pt_pipe *p, int *lo, double *fwd, double *bwd, double *act);
 /* MoE layers among layers [lo, hi) (the dense ones come first). */
 int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi);
 /* Load of the busiest device's experts over the even share: --moe-imbalance

@@ -183,11 +183,14 @@ typedef struct pt_plan_check {
                                     refused (e.g. a step beyond its limits) and
                                     the plan keeps its analytic numbers        */
     int independent;             /* 1: the replay checks something the analytic
-                                    model only approximates (a pipeline, pp > 1);
-                                    0 at pp = 1, where the simulator adds the same
-                                    per-layer times and the same DP/optimizer tail
-                                    (its step equals the analytic one): such a
-                                    plan is ranked by the analytic model        */
+                                    model only approximates (a pipeline, pp > 1,
+                                    priced in closed form); 0 at pp = 1, where the
+                                    simulator adds the same per-layer times and
+                                    the same DP/optimizer tail, and for zb-v and
+                                    dualpipe, which the analytic model prices by
+                                    replaying the same orders (src/cost/pipe.c):
+                                    the two steps are the same computation, and
+                                    such a plan is ranked by the analytic model */
     double analytic_step_time_s; /* the analytic model's step, e.g. 15.468     */
     double simulated_step_time_s;/* the simulator's (0 when not simulated)     */
     double simulated_bubble_s;   /* idle time of the busiest simulated rank    */

@@ -1,37 +1,28 @@
 /*
  * sim.h -- one training step replayed event by event.
  *
- * Each pipeline rank (stage) has a compute stream and a send stream.  A
- * schedule is a generator of each rank's operation order: F (forward of one
- * micro-batch through one virtual stage), B (its backward, or only the
- * input-gradient half for zero-bubble schedules) and W (the weight-gradient
- * half).  The simulator replays the orders: an operation starts when its rank
- * is free and its inputs have arrived -- F after the previous virtual stage's
- * F plus the point-to-point transfer if that stage lives on another rank, B
- * after the next virtual stage's B (and after its own F), W after its B.
- * Durations come from the analytic model's per-layer costs (src/cost) so the
- * two can be compared; TP/CP collectives are inside F and B (they are on the
- * critical path); data-parallel collectives and the optimizer step are added
- * after the pipeline drains as the analytic model prices them.
+ * Each pipeline rank (stage) has a compute stream and a send stream.  The
+ * orders come from src/cost/pipe.c (GPipe, 1F1B, Megatron's interleaved
+ * 1F1B, ZB-H1, PyTorch's ZB-V, DeepSeek's DualPipe), and the simulator
+ * replays them with per-virtual-stage durations from the analytic model's
+ * per-layer costs (src/cost), so the two can be compared: an operation
+ * starts when its rank is free and its inputs have arrived -- F after the
+ * previous virtual stage's F plus the point-to-point transfer if that stage
+ * lives on another rank, B after the next virtual stage's B (and after its
+ * own F), W after its B.  TP/CP collectives are inside F and B (they are on
+ * the critical path); data-parallel collectives and the optimizer step are
+ * added after the pipeline drains as the analytic model prices them.
  * Activation memory rises at each F's end and falls when the micro-batch's
- * B (or W) on that virtual stage ends; the peak per rank is recorded.
- *
- * Schedules (orders): GPipe, 1F1B and interleaved 1F1B (Megatron's
- * get_model_chunk_id order), ZB-H1 (1F1B's F and B with rank i running each
- * W i backwards late, so the drain runs on input gradients only and the W
- * passes fill it: Qi et al. 2024 section 3.1's (p-1)(T_F + T_B - T_W) with p
- * micro-batches), ZB-V and DualPipe-V (two chunks per rank in a V, virtual
- * stage s and 2p-1-s; ordered greedily: B first, then F while fewer than p
- * micro-batches are in flight, then W).  The step also waits for the tied
- * embeddings' gradient all-reduce (pt_cost_tied_embedding_s).
+ * B (or W) on that virtual stage ends; the peak per rank is recorded.  The
+ * step also waits for the tied embeddings' gradient all-reduce
+ * (pt_cost_tied_embedding_s).
  * Not here: drawing (src/emit/trace.c, svg.c).
  */
 #ifndef PT_SIM_H
 #define PT_SIM_H
 
 #include "partita.h"
-
-typedef enum pt_op_kind { PT_OP_F = 0, PT_OP_B, PT_OP_W, PT_OP_SEND } pt_op_kind;
+#include "cost/pipe.h"
 
 typedef struct pt_sim_event {
     int stage;         /* pipeline rank, 0..pp-1                          */

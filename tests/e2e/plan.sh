@@ -196,8 +196,9 @@ $P plan llama3-8b --cluster dgx-h100 --global-batch 512 --fix "pp=x" >/dev/null 
 $P plan llama3-8b --cluster dgx-h100 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || bad "plan without --global-batch: status not 2"
 # re-ranking checks only what the simulator checks independently: at pp=1 it
-# adds the same sums (analytic == simulated to the bit), so such a plan is
-# reported as the analytic model's; a pipelined plan as the simulator's
+# adds the same sums (analytic == simulated to the bit), and zb-v and dualpipe
+# the analytic model prices by replaying the same orders, so such a plan is
+# reported as the analytic model's; another pipelined plan as the simulator's
 $P plan gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048 \
     --engine any --top 8 --verify --json >"$tmp/any.json" 2>"$tmp/err" || bad "plan --engine any --verify: $(cat "$tmp/err")"
 python3 - "$tmp/any.json" <<'PY' || bad "step_time_source does not say which model checked each plan"
@@ -208,6 +209,9 @@ for p in plans:
     if p["strategy"]["pp"] == 1:
         assert p["step_time_source"] == "analytic", p
         assert p["simulated_step_time_s"] == p["analytic_step_time_s"], p
+    elif p["strategy"]["schedule"] in ("zb-v", "dualpipe"):
+        assert p["step_time_source"] == "analytic", p
+        assert abs(p["simulated_step_time_s"] / p["analytic_step_time_s"] - 1) < 0.03, p
     else:
         assert p["step_time_source"] == "simulated", p
 PY
