@@ -326,7 +326,7 @@ static void execute(replay *y, int d, double t0, const double *act, pt_pipe_visi
             y->cur[d] -= PT_PIPE_W_KEEP * a;
         }
         if (to >= 0 && to != d) sends = 1;
-        if (to >= 0) y->start[to] = -1; /* its next operation may wait on this one */
+        if (to >= 0 && to < p->pp) y->start[to] = -1; /* its next operation may wait on this one */
         y->busy[d] += dur;
         if (r->peak && y->cur[d] > r->peak[d]) r->peak[d] = y->cur[d];
         /* Megatron's send waits before the next op */
