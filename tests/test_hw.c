@@ -337,6 +337,19 @@ static const bad_case bad_cases[] = {
     {"\"mtbf_device_hours\"", "\"mtbf_hours\"", "mtbf_hours"},
     {"\"memory_GiB\"", "\"memory_GB\"", "device.memory_GB"},
     {"\"fp32\"", "\"int8\"", "device.tflops.int8"},
+    /* fp4, generation, fitted_on */
+    {"\"fp8\": 0", "\"fp8\": 0, \"fp4\": -1", "device.tflops.fp4"},
+    {"\"kernel_us\": 4", "\"kernel_us\": 4, \"generation\": 5", "device.generation"},
+    {"\"kernel_us\": 4", "\"kernel_us\": 4, \"fitted_on\": [\"a\"]", "device.fitted_on"},
+    /* unit and segment (partial domains) */
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 0", "levels[0].unit"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 3", "levels[0].unit"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 16", "levels[0].unit"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"segment\": 12", "levels[0].segment"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 4, \"segment\": 6", "levels[0].segment"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"segment\": 2.5", "levels[0].segment"},
+    {"\"efficiency\": 0.9", "\"efficiency\": 0.9, \"unit\": 8", "levels[1].unit"},
+    {"\"efficiency\": 0.9", "\"efficiency\": 0.9, \"segment\": 8", "levels[1].segment"},
 };
 
 static void test_bad_values_refused(void **state)
@@ -453,10 +466,70 @@ static void test_resize(void **state)
     assert_int_equal(c.level[1].size, 8);
     assert_int_equal(pt_cluster_resize(&c, 4096, &d), PT_OK); /* the outermost level grows */
     assert_int_equal(c.devices, 4096);
-    /* NVL72: whole racks */
+    /* NVL72: whole 4-GPU trays, not whole racks (test_partial_racks) */
     assert_int_equal(pt_cluster_builtin("gb200-nvl72", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 64, &d), PT_EINPUT);
+    assert_int_equal(pt_cluster_resize(&c, 64, &d), PT_OK);
     assert_int_equal(pt_cluster_resize(&c, 144, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 66, &d), PT_EINPUT);
+}
+
+/* GB200 and GB300 NVL72 take any whole number of 4-GPU trays: a job fills
+ * 64 GPUs (16 trays) of each rack it spans, as Slurm's --segment=16 places
+ * it, the last rack what is left; a job of one rack or less takes part of
+ * one rack. */
+static void test_partial_racks(void **state)
+{
+    static const char *const racks[] = {"gb200-nvl72", "gb300-nvl72"};
+    (void)state;
+    for (size_t i = 0; i < sizeof racks / sizeof racks[0]; i++) {
+        static const int64_t n[] = {128, 256, 512, 100, 16, 72, 2496};
+        /* 128 = 64 + 64 ... 100 = 64 + 36; 16 and 72: one rack; 2496 = 39 x 64 */
+        static const int64_t fill[] = {64, 64, 64, 64, 16, 72, 64};
+        pt_cluster c;
+        pt_diag d;
+        assert_int_equal(pt_cluster_builtin(racks[i], &c, &d), PT_OK);
+        assert_int_equal(c.level[0].size, 72);
+        assert_int_equal(c.level[0].unit, 4);
+        assert_int_equal(c.level[0].segment, 64);
+        for (size_t k = 0; k < sizeof n / sizeof n[0]; k++) {
+            if (pt_cluster_resize(&c, n[k], &d) != PT_OK) fail_msg("%s %lld: %s", racks[i], (long long)n[k], d.msg);
+            assert_int_equal(c.devices, n[k]);
+            assert_int_equal(c.level[1].size, n[k]);
+            assert_int_equal(c.level[0].size, 72); /* the rack is still 72 GPUs */
+            assert_int_equal(pt_cluster_fill(&c, 0), fill[k]);
+            assert_int_equal(pt_cluster_fill(&c, 1), n[k]);
+        }
+        /* not whole trays: refused, naming the unit */
+        assert_int_equal(pt_cluster_resize(&c, 130, &d), PT_EINPUT);
+        assert_string_equal(d.field, "devices");
+        assert_string_equal(d.value, "130");
+        assert_non_null(strstr(d.msg, "levels[0].unit=4"));
+        assert_int_equal(pt_cluster_resize(&c, 2, &d), PT_EINPUT);
+    }
+}
+
+/* A cluster file's unit and segment: whole racks when there is no segment,
+ * and the rules between unit, segment and size. */
+static void test_unit_and_segment(void **state)
+{
+    static const char text[] =
+        "{\"name\": \"racks\", \"device\": \"gb200\", \"devices\": 128,\n"
+        " \"levels\": [{\"name\": \"nvlink\", \"size\": 72, \"unit\": 4, \"bw_GBps\": 900},\n"
+        "            {\"name\": \"ib\", \"size\": 4096, \"bw_GBps\": 50}]}\n";
+    pt_cluster c;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_cluster_parse(text, "racks.json", &c, &d), PT_OK);
+    assert_int_equal(c.level[0].unit, 4);
+    assert_int_equal(c.level[0].segment, 0);
+    assert_int_equal(pt_cluster_fill(&c, 0), 72); /* 72 + 56 */
+    assert_int_equal(pt_cluster_resize(&c, 300, &d), PT_OK);
+    assert_int_equal(pt_cluster_fill(&c, 0), 72); /* 4 x 72 + 12 */
+    /* a cluster of whole nodes keeps its rule */
+    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_fill(&c, 0), 8);
+    assert_int_equal(pt_cluster_resize(&c, 12, &d), PT_EINPUT);
+    assert_non_null(strstr(d.msg, "levels[0].size=8"));
 }
 
 static void test_single_level(void **state)
@@ -529,6 +602,8 @@ int main(void)
         cmocka_unit_test(test_missing_required),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_resize),
+        cmocka_unit_test(test_partial_racks),
+        cmocka_unit_test(test_unit_and_segment),
         cmocka_unit_test(test_single_level),
         cmocka_unit_test(test_too_many_levels),
         cmocka_unit_test(test_load_file),
