@@ -8,7 +8,9 @@
  * them):
  *   - 1 <= nlevels <= PT_MAX_LEVELS, innermost level first;
  *   - every inner level's size divides the next level's size, and inner sizes
- *     strictly increase outwards;
+ *     strictly increase outwards; the outermost level only needs to be a
+ *     multiple of the unit of the level inside it, and is smaller than that
+ *     level when the job takes part of one domain (16 GPUs of an NVL72 rack);
  *   - the outermost level's size equals devices (the last level spans the
  *     cluster); devices is a multiple of every inner level's unit (its size
  *     unless the level gives a smaller "unit"); when devices equals the size

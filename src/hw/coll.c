@@ -49,9 +49,9 @@
 #include <assert.h>
 
 /* Domain starts past which the shortest piece is bounded by gcd(E, L)
- * instead of found (every cut is a multiple of it): a million-rack job
- * stays cheap to price. */
-#define COLL_MAX_BOUNDARIES 65536
+ * instead of found (every cut is a multiple of it): a job of more than
+ * 4096 racks stays cheap to price. */
+#define COLL_MAX_BOUNDARIES 4096
 
 static int64_t gcd64(int64_t a, int64_t b)
 {
