@@ -4,7 +4,8 @@
  * pt_cluster_resize (--gpus) and the collective-time formulas (coll.c).
  *
  * On PT_OK the invariants of cluster.c's header must hold: 1..PT_MAX_LEVELS
- * levels, inner sizes strictly growing and each dividing the next, the
+ * levels, inner sizes strictly growing and each dividing the next (the
+ * outermost: whole units of the level inside it, when that has a unit), the
  * outermost size equal to devices, bw_GBps > 0, latency_us >= 0,
  * 0 < efficiency <= 1, and a device whose rates are > 0; resizing either
  * refuses with a diagnostic or keeps the invariants; a collective over any
@@ -33,8 +34,13 @@ static void check_cluster(const pt_cluster *c)
         FZ_CHECK(l->latency_us >= 0 && isfinite(l->latency_us));
         FZ_CHECK(l->efficiency > 0 && l->efficiency <= 1);
         if (i > 0) {
-            FZ_CHECK(c->level[i - 1].size <= l->size);
-            FZ_CHECK(l->size % c->level[i - 1].size == 0);
+            /* the outermost level: whole units of the level inside it (a
+             * job may take part of an NVL72 rack, cluster.c) */
+            const pt_level *in = &c->level[i - 1];
+            int64_t u = in->unit > 0 && in->unit < in->size ? in->unit : in->size;
+            int outer = i == c->nlevels - 1 && u < in->size;
+            FZ_CHECK(outer || in->size <= l->size);
+            FZ_CHECK(l->size % (outer ? u : in->size) == 0);
         }
     }
     FZ_CHECK(c->dev.memory_GiB > 0 && c->dev.memory_bw_GBps > 0 && c->dev.tflops_bf16 > 0);

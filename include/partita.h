@@ -180,6 +180,10 @@ typedef struct pt_device {
     double best_mfu;        /* best MFU ever published for this device, e.g.
                                0.494 (data/devices.json names the run); 0 = none
                                known.  Predictions above it are flagged.        */
+    double tflops_fp4;      /* dense FP4 (NVFP4/MXFP4), e.g. 9000 on B200; 0 = none */
+    char generation[24];    /* architecture, e.g. "hopper"; "" = not said      */
+    char fitted_on[24];     /* generation whose measured runs fitted the
+                               efficiency constants, e.g. "ampere"; "none"    */
 } pt_device;
 
 #define PT_MAX_LEVELS 4
@@ -190,6 +194,11 @@ typedef struct pt_level {
     double bw_GBps;     /* per device, one direction, to a peer in this domain */
     double latency_us;  /* per hop                                              */
     double efficiency;  /* fraction of bw_GBps a large collective reaches      */
+    int64_t unit;       /* a job takes a domain's devices this many at a time,
+                           e.g. 4 (one GB200 NVL72 compute tray); 0 = size:
+                           whole domains only                                   */
+    int64_t segment;    /* devices of a job in each domain when the job spans
+                           several, e.g. 64 (16 of NVL72's 18 trays); 0 = size */
 } pt_level;
 
 typedef struct pt_cluster {
@@ -214,8 +223,16 @@ pt_status pt_cluster_builtin(const char *name, pt_cluster *out, pt_diag *d);
 pt_status pt_cluster_parse(const char *text, const char *file, pt_cluster *out, pt_diag *d);
 /* A built-in name or a path to a cluster file. */
 pt_status pt_cluster_load(const char *name_or_path, pt_cluster *out, pt_diag *d);
-/* Resizes to n devices (--gpus): whole innermost domains; the outermost level grows. */
+/* Resizes to n devices (--gpus): whole innermost domains (or whole units of a
+ * level that has one, e.g. 4-GPU trays of an NVL72 rack); the outermost level grows. */
 pt_status pt_cluster_resize(pt_cluster *c, int64_t n, pt_diag *d);
+/* Devices of the job in each domain of level j but the last, which may hold
+ * fewer (a partial domain): c->devices when they fit in one domain, else the
+ * level's segment scaled by the levels inside it (cluster.c says how). */
+int64_t pt_cluster_fill(const pt_cluster *c, int j);
+/* 1 when device's efficiency constants were not fitted to measured runs of its
+ * own generation (fitted_on differs from generation, or is "none"). */
+int pt_device_unfitted(const pt_device *dev);
 
 /* Collectives over a group of n ranks spaced `stride` apart in rank order. */
 typedef enum pt_coll_op { PT_ALLREDUCE = 0, PT_REDUCESCATTER, PT_ALLGATHER, PT_ALLTOALL } pt_coll_op;

@@ -9,7 +9,9 @@
  *   all-to-all:                         (n-1)/n * S / bw
  * and, across levels, the hierarchical form: reduce-scatter inside the node on
  * S, then over the next level on the S/g_0 shard each device holds, all-gather
- * mirrored.  bw is bw_GBps * 1e9 * efficiency.
+ * mirrored.  bw is bw_GBps * 1e9 * efficiency.  Partial NVL72 racks: the
+ * stage formulas of coll.c's header for the worst-placed group, worked out
+ * from which ranks sit in which rack.
  */
 #include "helpers.h"
 
@@ -27,7 +29,8 @@ static pt_cluster one_level(double latency_us)
     strcpy(c.name, "one");
     c.devices = 8;
     c.nlevels = 1;
-    c.level[0] = (pt_level){"nvlink", 8, 100.0, latency_us, 1.0};
+    c.level[0] = (pt_level){.name = "nvlink", .size = 8, .bw_GBps = 100.0, .latency_us = latency_us,
+                            .efficiency = 1.0};
     return c;
 }
 
@@ -39,8 +42,10 @@ static pt_cluster two_level(double lat0_us, double lat1_us)
     strcpy(c.name, "two");
     c.devices = 64;
     c.nlevels = 2;
-    c.level[0] = (pt_level){"nvlink", 8, 300.0, lat0_us, 1.0};
-    c.level[1] = (pt_level){"ib", 64, 25.0, lat1_us, 1.0};
+    c.level[0] = (pt_level){.name = "nvlink", .size = 8, .bw_GBps = 300.0, .latency_us = lat0_us,
+                            .efficiency = 1.0};
+    c.level[1] = (pt_level){.name = "ib", .size = 64, .bw_GBps = 25.0, .latency_us = lat1_us,
+                            .efficiency = 1.0};
     return c;
 }
 
@@ -229,6 +234,92 @@ static void test_catalog_cluster(void **state)
          2.0 * 7.0 / 8.0 * 50331648.0 / (300e9 * c.level[0].efficiency) + 14 * 2e-6);
 }
 
+/* ---- partial NVLink domains (GB200 NVL72) -------------------------------------- */
+
+/* NVL72 racks: one NVLink domain of 72 at 900 GB/s, jobs in 4-GPU trays,
+ * `segment` GPUs of each rack when a job spans several (0: whole racks), and
+ * 50 GB/s per GPU between racks; n devices; no latency, efficiency 1. */
+static pt_cluster nvl72(int64_t segment, int64_t n)
+{
+    pt_cluster c;
+    memset(&c, 0, sizeof c);
+    strcpy(c.name, "nvl72");
+    c.devices = n;
+    c.nlevels = 2;
+    c.level[0] = (pt_level){.name = "nvlink", .size = 72, .bw_GBps = 900.0, .efficiency = 1.0,
+                            .unit = 4, .segment = segment};
+    c.level[1] = (pt_level){.name = "ib", .size = n, .bw_GBps = 50.0, .efficiency = 1.0};
+    return c;
+}
+
+#define NV (1e9 / 900e9) /* S over NVLink: 1.1111 ms */
+#define IB (1e9 / 50e9)  /* S over the network: 20 ms */
+
+/* 128 GPUs as a scheduler places them (segments of 16 trays): 64 + 64. */
+static void test_nvl72_128_in_segments(void **state)
+{
+    pt_cluster c = nvl72(64, 128);
+    (void)state;
+    assert_int_equal(pt_cluster_fill(&c, 0), 64);
+    assert_int_equal(pt_cluster_fill(&c, 1), 128);
+    /* tp=8 inside one rack at NVLink speed: 2*7/8 * S/900e9 = 1.9444 ms */
+    near(pt_coll_time(&c, PT_ALLREDUCE, S, 8, 1), 2.0 * 7.0 / 8.0 * NV);
+    assert_int_equal(pt_coll_level(&c, 8, 1), 0);
+    /* ep=64 all-to-all, a whole rack: 63/64 * S/900e9 */
+    near(pt_coll_time(&c, PT_ALLTOALL, S, 64, 1), 63.0 / 64.0 * NV);
+    assert_int_equal(pt_coll_level(&c, 64, 1), 0);
+    /* dp=16 at stride 8 (tp=8): 8 ranks in each rack; reduce-scatter over
+     * the 8 of a rack on S, then the 2 racks on the S/8 shard:
+     *   2 * (7/8 * S/900e9 + 1/2 * S/8 / 50e9) = 2 * (0.97222 + 1.25) ms */
+    near(pt_coll_time(&c, PT_ALLREDUCE, S, 16, 8), 2.0 * (7.0 / 8.0 * NV + 0.5 / 8.0 * IB));
+    assert_int_equal(pt_coll_level(&c, 16, 8), 1);
+    /* ep=128 all-to-all: half of every buffer leaves the rack: 1/2 * S/50e9 = 10 ms */
+    near(pt_coll_time(&c, PT_ALLTOALL, S, 128, 1), 0.5 * IB);
+}
+
+/* 128 GPUs filling whole racks (no segment): 72 + 56, so groups whose
+ * blocks straddle rank 72 cross racks. */
+static void test_nvl72_128_filled(void **state)
+{
+    pt_cluster c = nvl72(0, 128);
+    (void)state;
+    assert_int_equal(pt_cluster_fill(&c, 0), 72);
+    /* tp=8: 72 is 9 groups of 8, every group inside a rack */
+    near(pt_coll_time(&c, PT_ALLREDUCE, S, 8, 1), 2.0 * 7.0 / 8.0 * NV);
+    assert_int_equal(pt_coll_level(&c, 8, 1), 0);
+    /* tp=16: the group of ranks 64..79 has 8 in each rack.  Reduce-scatter
+     * over 16 on NVLink (the groups inside a rack), then the worst group's
+     * 2 parts of 8 exchange the S/8 shard over the network:
+     *   2 * (15/16 * S/900e9 + 1/2 * S/8 / 50e9) */
+    near(pt_coll_time(&c, PT_ALLREDUCE, S, 16, 1), 2.0 * (15.0 / 16.0 * NV + 0.5 / 8.0 * IB));
+    assert_int_equal(pt_coll_level(&c, 16, 1), 1);
+    /* dp=16 at stride 8: 9 ranks in rack 0 (0, 8, .., 64), 7 in rack 1.  The
+     * stage in a rack reduces over up to 9, then the device of the 7-part
+     * holds S/7 and keeps S/16: (1/7 - 1/16) * S/50e9 */
+    near(pt_coll_time(&c, PT_REDUCESCATTER, S, 16, 8), 8.0 / 9.0 * NV + (1.0 / 7.0 - 1.0 / 16.0) * IB);
+    /* ep=64 all-to-all: ranks 64..127 are 8 in rack 0 and 56 in rack 1; a
+     * device of the 8 sends 56/64 of its buffer over the network: 17.5 ms */
+    near(pt_coll_time(&c, PT_ALLTOALL, S, 64, 1), 56.0 / 64.0 * IB);
+    assert_int_equal(pt_coll_level(&c, 64, 1), 1);
+}
+
+/* A job smaller than a rack takes part of one: 16 GPUs, all on NVLink. */
+static void test_nvl72_part_of_one_rack(void **state)
+{
+    pt_cluster c = nvl72(64, 16);
+    (void)state;
+    assert_int_equal(pt_cluster_fill(&c, 0), 16);
+    near(pt_coll_time(&c, PT_ALLREDUCE, S, 16, 1), 2.0 * 15.0 / 16.0 * NV);
+    assert_int_equal(pt_coll_level(&c, 16, 1), 0);
+    /* 100 GPUs in segments of 64: 64 + 36; tp=4 groups stay in a rack */
+    c = nvl72(64, 100);
+    assert_int_equal(pt_cluster_fill(&c, 0), 64);
+    near(pt_coll_time(&c, PT_ALLREDUCE, S, 4, 1), 2.0 * 3.0 / 4.0 * NV);
+    /* dp=25 at stride 4: 16 in rack 0, 9 in rack 1; the 9-part's device
+     * holds S/9 and keeps S/25 */
+    near(pt_coll_time(&c, PT_REDUCESCATTER, S, 25, 4), 15.0 / 16.0 * NV + (1.0 / 9.0 - 1.0 / 25.0) * IB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +333,9 @@ int main(void)
         cmocka_unit_test(test_coll_level),
         cmocka_unit_test(test_trivial_groups),
         cmocka_unit_test(test_catalog_cluster),
+        cmocka_unit_test(test_nvl72_128_in_segments),
+        cmocka_unit_test(test_nvl72_128_filled),
+        cmocka_unit_test(test_nvl72_part_of_one_rack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

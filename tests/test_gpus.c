@@ -35,9 +35,12 @@ static void expect(const char *table, const char *gpu, const char *system, const
                  clock);
 }
 
-/* The names in the validation CSVs (data/validation), as validate has always read them:
+/* The names in the validation CSVs (data/validation), as validate reads them:
  * A100 (40 GB when the name says 40) and V100 rows on dgx-a100-80g's nodes,
- * H100 rows on dgx-h100's; newer parts are not predicted.  MLPerf V100
+ * torchtitan's 96 GB 500 W H100s on Meta's Grand Teton servers, other H100
+ * rows on dgx-h100's, and every H200, B200, B300, GB200 and GB300 name of
+ * published_runs.csv on its own catalog cluster (GB200 and GB300 before B200
+ * and B300, whose names they contain; GH200 before H200).  MLPerf V100
  * systems: DGX-2 and DGX-2H by their system column, the 2H's 450 W parts
  * 5% faster, everything else a DGX-1; TPUs are not predicted. */
 static void test_builtin_names(void **state)
@@ -47,10 +50,20 @@ static void test_builtin_names(void **state)
     expect("training_runs", "A100-80GB (1600Gbps RoCE)", NULL, "dgx-a100-80g", "a100-sxm4-80g", 1.0);
     expect("training_runs", "A100 (single node)", NULL, "dgx-a100-80g", "a100-sxm4-80g", 1.0);
     expect("training_runs", "a100-sxm4-40gb", NULL, "dgx-a100-80g", "a100-sxm4-40g", 1.0);
-    expect("training_runs", "H100-SXM-HBM2e-96GB-500W", NULL, "dgx-h100", "h100-sxm-80g", 1.0);
+    expect("training_runs", "H100-SXM-HBM2e-96GB-500W", NULL, "grand-teton-h100", "", 1.0);
+    expect("training_runs", "H100-SXM5-80GB", NULL, "dgx-h100", "h100-sxm-80g", 1.0);
+    expect("training_runs", "H100-80GB", NULL, "dgx-h100", "h100-sxm-80g", 1.0);
+    expect("training_runs", "H100", NULL, "dgx-h100", "h100-sxm-80g", 1.0);
     expect("training_runs", "Tesla V100-SXM2-16GB", NULL, "dgx-a100-80g", "v100-sxm2-32g", 1.0);
-    expect("training_runs", "GB200-NVL72", NULL, NULL, NULL, 0);
-    expect("training_runs", "B200-SXM-180GB", NULL, NULL, NULL, 0);
+    expect("training_runs", "H200-SXM-141GB", NULL, "dgx-h200", "", 1.0);
+    expect("training_runs", "GH200", NULL, "gh200-quad", "", 1.0);
+    expect("training_runs", "H800", NULL, "hgx-h800", "", 1.0);
+    expect("training_runs", "GB200-NVL72", NULL, "gb200-nvl72", "", 1.0);
+    expect("training_runs", "GB300-NVL72", NULL, "gb300-nvl72", "", 1.0);
+    expect("training_runs", "B200-SXM-180GB", NULL, "dgx-b200", "", 1.0);
+    expect("training_runs", "B200", NULL, "dgx-b200", "", 1.0);
+    expect("training_runs", "B300", NULL, "dgx-b300", "", 1.0);
+    expect("training_runs", "MI300X", NULL, NULL, NULL, 0);
     expect("time_to_train", "Tesla V100-SXM3-32GB-H", "MLPerf v0.6 NVIDIA dgx2h_n16_ngc19.05_pytorch", "dgx-2-v100",
            "", 1.05);
     expect("time_to_train", "V100-SXM3-32GB", "MLPerf v0.5 nvidia dgx2_ngc18.11_pytorch", "dgx-2-v100", "", 1.0);
@@ -81,6 +94,37 @@ static void test_cluster_of_match(void **state)
     assert_true(c.dev.tflops_bf16 == plain.dev.tflops_bf16 * 1.05);
     assert_true(c.dev.memory_bw_GBps == plain.dev.memory_bw_GBps);
     assert_true(c.devices == plain.devices && c.nlevels == plain.nlevels);
+}
+
+/* The new generations' names build their catalog cluster and device, and a
+ * GB200 job of 128 GPUs (every NeMo 25.04 GB200 row above 72) resizes to two
+ * racks of 64, where it once was refused as not whole racks of 72. */
+static void test_new_generations(void **state)
+{
+    static const char *const want[][3] = {
+        {"H100-SXM-HBM2e-96GB-500W", "grand-teton-h100", "h100-sxm-96g-500w"},
+        {"H200-SXM-141GB", "dgx-h200", "h200-sxm-141g"},
+        {"B200", "dgx-b200", "b200-sxm-180g"},
+        {"B300", "dgx-b300", "b300-sxm-270g"},
+        {"GB200-NVL72", "gb200-nvl72", "gb200"},
+        {"GB300-NVL72", "gb300-nvl72", "gb300"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        pt_gpu_match m;
+        pt_cluster c;
+        pt_diag d;
+        int found = 0;
+        assert_int_equal(pt_gpu_lookup("training_runs", want[i][0], NULL, &m, &found, &d), PT_OK);
+        assert_int_equal(found, 1);
+        assert_int_equal(pt_gpu_cluster(&m, &c, &d), PT_OK);
+        assert_string_equal(c.name, want[i][1]);
+        assert_string_equal(c.dev.name, want[i][2]);
+        if (strstr(want[i][0], "NVL72")) {
+            assert_int_equal(pt_cluster_resize(&c, 128, &d), PT_OK);
+            assert_int_equal(pt_cluster_fill(&c, 0), 64);
+        }
+    }
 }
 
 static void expect_error(const char *text, const char *field, const char *value, int line, const char *msg_part)
@@ -127,6 +171,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtin_names),
         cmocka_unit_test(test_cluster_of_match),
+        cmocka_unit_test(test_new_generations),
         cmocka_unit_test(test_malformed_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

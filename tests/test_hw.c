@@ -50,10 +50,16 @@ static void test_spec_catalog_names_present(void **state)
     static const char *const devs[] = {
         "v100-sxm2-16g", "v100-sxm2-32g", "v100-sxm3-32g", "a100-sxm4-40g", "a100-sxm4-80g",
         "h100-sxm-80g",  "h800-sxm-80g",  "h200-sxm-141g", "b200-sxm-180g", "gb200",
-        "mi300x",        "l4",            "rtx-4090"};
+        "mi300x",        "l4",            "rtx-4090",
+        /* issue 15 */
+        "h100-sxm-96g-500w", "gh200-96g", "b300-sxm-270g", "gb300", "mi325x", "mi355x", "l40s",
+        "rtx-pro-6000-server"};
     static const char *const clus[] = {"dgx-1-v100", "dgx-2-v100", "dgx-a100-40g",
                                        "dgx-a100-80g", "dgx-h100", "dgx-h200",
-                                       "dgx-b200",   "gb200-nvl72"};
+                                       "dgx-b200",   "gb200-nvl72",
+                                       /* issue 15 */
+                                       "dgx-b300", "gb300-nvl72", "hgx-h800", "grand-teton-h100",
+                                       "gh200-quad"};
     pt_device dev;
     pt_cluster c;
     pt_diag d;
@@ -128,6 +134,69 @@ static void test_a100_80g(void **state)
     /* no fp8 on A100: falls back to bf16 */
     assert_float_equal(pt_device_tflops(&dev, PT_FP8), 312, 1e-9);
     assert_float_equal(pt_device_tflops(&dev, PT_BF16), 312, 1e-9);
+}
+
+/* The devices issue 15 adds, against their datasheets (per GPU, dense):
+ * GB300 NVL72 sheet per 72 GPUs: 180 PFLOPS bf16, 360 fp8, 1080 fp4 -> 2500,
+ * 5000, 15000; HGX B300: 108 PFLOPS fp4 per 8 -> 13500, bf16/fp8 as B200;
+ * MI355X: 2.5166 / 5.0332 / 10.0663 PFLOPS, 288 GB at 8 TB/s; MI325X: the
+ * MI300X's 1307.4 with 256 GB at 6 TB/s; L40S: 362.05 bf16 (733 sparse), 733
+ * fp8, 864 GB/s; the Grand Teton H100: the SXM's peaks, 95 GiB; every one of
+ * them fitted on no run of its generation, and the A100 and V100 fitted on
+ * their own. */
+static void test_new_devices(void **state)
+{
+    static const struct {
+        const char *name, *gen;
+        double bf16, fp8, fp4, mem_bw;
+    } want[] = {
+        {"gb300", "blackwell", 2500, 5000, 15000, 8000},
+        {"b300-sxm-270g", "blackwell", 2250, 4500, 13500, 7700},
+        {"gb200", "blackwell", 2450, 4900, 9800, 8000},
+        {"b200-sxm-180g", "blackwell", 2250, 4500, 9000, 7700},
+        {"mi355x", "cdna4", 2516.6, 5033.2, 10066.3, 8000},
+        {"mi325x", "cdna3", 1307.4, 2614.9, 0, 6000},
+        {"l40s", "ada", 362.05, 733, 0, 864},
+        {"h100-sxm-96g-500w", "hopper", 989, 1979, 0, 2460},
+        {"gh200-96g", "hopper", 989, 1979, 0, 4000},
+        {"rtx-pro-6000-server", "blackwell", 503.8, 1007.6, 2015.2, 1597},
+    };
+    pt_device dev;
+    pt_diag d;
+    (void)state;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(pt_device_builtin(want[i].name, &dev, &d), PT_OK);
+        assert_string_equal(dev.generation, want[i].gen);
+        assert_string_equal(dev.fitted_on, "none");
+        assert_true(pt_device_unfitted(&dev));
+        assert_float_equal(dev.tflops_bf16, want[i].bf16, 1e-9);
+        assert_float_equal(dev.tflops_fp8, want[i].fp8, 1e-9);
+        assert_float_equal(dev.tflops_fp4, want[i].fp4, 1e-9);
+        assert_float_equal(dev.memory_bw_GBps, want[i].mem_bw, 1e-9);
+    }
+    assert_int_equal(pt_device_builtin("h100-sxm-96g-500w", &dev, &d), PT_OK);
+    assert_float_equal(dev.memory_GiB, 95, 1e-9);
+    /* fitted on their own generation: no note */
+    assert_int_equal(pt_device_builtin("a100-sxm4-80g", &dev, &d), PT_OK);
+    assert_string_equal(dev.fitted_on, "ampere");
+    assert_false(pt_device_unfitted(&dev));
+    assert_int_equal(pt_device_builtin("v100-sxm2-32g", &dev, &d), PT_OK);
+    assert_false(pt_device_unfitted(&dev));
+    /* every catalog device names its generation and what fitted it */
+    for (int i = 0; i < pt_device_catalog_count(); i++) {
+        assert_int_equal(pt_device_builtin(pt_device_catalog_name(i), &dev, &d), PT_OK);
+        assert_true(dev.generation[0] != '\0');
+        assert_true(dev.fitted_on[0] != '\0');
+    }
+    /* an inline device without the keys: no generation, fitted on none */
+    memset(&dev, 0, sizeof dev);
+    strcpy(dev.fitted_on, "ampere");
+    assert_true(pt_device_unfitted(&dev)); /* fitted_on is not its generation */
+    strcpy(dev.generation, "ampere");
+    assert_false(pt_device_unfitted(&dev));
+    strcpy(dev.fitted_on, "none");
+    strcpy(dev.generation, "none");
+    assert_true(pt_device_unfitted(&dev)); /* "none" never counts as fitted */
 }
 
 static void test_tflops_fallback(void **state)
@@ -220,6 +289,9 @@ static void test_spec_inline_device(void **state)
     assert_float_equal(c.dev.attn_eff, 0.5, 1e-9);
     assert_float_equal(c.dev.mem_eff, 0.7, 1e-9);
     assert_float_equal(c.dev.kernel_us, 4, 1e-9);
+    assert_string_equal(c.dev.generation, "");
+    assert_string_equal(c.dev.fitted_on, "none");
+    assert_float_equal(c.dev.tflops_fp4, 0, 1e-9);
     assert_int_equal(c.devices, 16);
     assert_int_equal(c.level[1].size, 16); /* the outermost level spans the cluster */
     assert_float_equal(c.level[0].latency_us, 0, 1e-9);
@@ -337,6 +409,19 @@ static const bad_case bad_cases[] = {
     {"\"mtbf_device_hours\"", "\"mtbf_hours\"", "mtbf_hours"},
     {"\"memory_GiB\"", "\"memory_GB\"", "device.memory_GB"},
     {"\"fp32\"", "\"int8\"", "device.tflops.int8"},
+    /* fp4, generation, fitted_on */
+    {"\"fp8\": 0", "\"fp8\": 0, \"fp4\": -1", "device.tflops.fp4"},
+    {"\"kernel_us\": 4", "\"kernel_us\": 4, \"generation\": 5", "device.generation"},
+    {"\"kernel_us\": 4", "\"kernel_us\": 4, \"fitted_on\": [\"a\"]", "device.fitted_on"},
+    /* unit and segment (partial domains) */
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 0", "levels[0].unit"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 3", "levels[0].unit"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 16", "levels[0].unit"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"segment\": 12", "levels[0].segment"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"unit\": 4, \"segment\": 6", "levels[0].segment"},
+    {"\"efficiency\": 0.7", "\"efficiency\": 0.7, \"segment\": 2.5", "levels[0].segment"},
+    {"\"efficiency\": 0.9", "\"efficiency\": 0.9, \"unit\": 8", "levels[1].unit"},
+    {"\"efficiency\": 0.9", "\"efficiency\": 0.9, \"segment\": 8", "levels[1].segment"},
 };
 
 static void test_bad_values_refused(void **state)
@@ -453,10 +538,70 @@ static void test_resize(void **state)
     assert_int_equal(c.level[1].size, 8);
     assert_int_equal(pt_cluster_resize(&c, 4096, &d), PT_OK); /* the outermost level grows */
     assert_int_equal(c.devices, 4096);
-    /* NVL72: whole racks */
+    /* NVL72: whole 4-GPU trays, not whole racks (test_partial_racks) */
     assert_int_equal(pt_cluster_builtin("gb200-nvl72", &c, &d), PT_OK);
-    assert_int_equal(pt_cluster_resize(&c, 64, &d), PT_EINPUT);
+    assert_int_equal(pt_cluster_resize(&c, 64, &d), PT_OK);
     assert_int_equal(pt_cluster_resize(&c, 144, &d), PT_OK);
+    assert_int_equal(pt_cluster_resize(&c, 66, &d), PT_EINPUT);
+}
+
+/* GB200 and GB300 NVL72 take any whole number of 4-GPU trays: a job fills
+ * 64 GPUs (16 trays) of each rack it spans, as Slurm's --segment=16 places
+ * it, the last rack what is left; a job of one rack or less takes part of
+ * one rack. */
+static void test_partial_racks(void **state)
+{
+    static const char *const racks[] = {"gb200-nvl72", "gb300-nvl72"};
+    (void)state;
+    for (size_t i = 0; i < sizeof racks / sizeof racks[0]; i++) {
+        static const int64_t n[] = {128, 256, 512, 100, 16, 72, 2496};
+        /* 128 = 64 + 64 ... 100 = 64 + 36; 16 and 72: one rack; 2496 = 39 x 64 */
+        static const int64_t fill[] = {64, 64, 64, 64, 16, 72, 64};
+        pt_cluster c;
+        pt_diag d;
+        assert_int_equal(pt_cluster_builtin(racks[i], &c, &d), PT_OK);
+        assert_int_equal(c.level[0].size, 72);
+        assert_int_equal(c.level[0].unit, 4);
+        assert_int_equal(c.level[0].segment, 64);
+        for (size_t k = 0; k < sizeof n / sizeof n[0]; k++) {
+            if (pt_cluster_resize(&c, n[k], &d) != PT_OK) fail_msg("%s %lld: %s", racks[i], (long long)n[k], d.msg);
+            assert_int_equal(c.devices, n[k]);
+            assert_int_equal(c.level[1].size, n[k]);
+            assert_int_equal(c.level[0].size, 72); /* the rack is still 72 GPUs */
+            assert_int_equal(pt_cluster_fill(&c, 0), fill[k]);
+            assert_int_equal(pt_cluster_fill(&c, 1), n[k]);
+        }
+        /* not whole trays: refused, naming the unit */
+        assert_int_equal(pt_cluster_resize(&c, 130, &d), PT_EINPUT);
+        assert_string_equal(d.field, "devices");
+        assert_string_equal(d.value, "130");
+        assert_non_null(strstr(d.msg, "levels[0].unit=4"));
+        assert_int_equal(pt_cluster_resize(&c, 2, &d), PT_EINPUT);
+    }
+}
+
+/* A cluster file's unit and segment: whole racks when there is no segment,
+ * and the rules between unit, segment and size. */
+static void test_unit_and_segment(void **state)
+{
+    static const char text[] =
+        "{\"name\": \"racks\", \"device\": \"gb200\", \"devices\": 128,\n"
+        " \"levels\": [{\"name\": \"nvlink\", \"size\": 72, \"unit\": 4, \"bw_GBps\": 900},\n"
+        "            {\"name\": \"ib\", \"size\": 4096, \"bw_GBps\": 50}]}\n";
+    pt_cluster c;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_cluster_parse(text, "racks.json", &c, &d), PT_OK);
+    assert_int_equal(c.level[0].unit, 4);
+    assert_int_equal(c.level[0].segment, 0);
+    assert_int_equal(pt_cluster_fill(&c, 0), 72); /* 72 + 56 */
+    assert_int_equal(pt_cluster_resize(&c, 300, &d), PT_OK);
+    assert_int_equal(pt_cluster_fill(&c, 0), 72); /* 4 x 72 + 12 */
+    /* a cluster of whole nodes keeps its rule */
+    assert_int_equal(pt_cluster_builtin("dgx-h100", &c, &d), PT_OK);
+    assert_int_equal(pt_cluster_fill(&c, 0), 8);
+    assert_int_equal(pt_cluster_resize(&c, 12, &d), PT_EINPUT);
+    assert_non_null(strstr(d.msg, "levels[0].size=8"));
 }
 
 static void test_single_level(void **state)
@@ -520,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_every_cluster_loads),
         cmocka_unit_test(test_a100_80g),
         cmocka_unit_test(test_tflops_fallback),
+        cmocka_unit_test(test_new_devices),
         cmocka_unit_test(test_unknown_builtin),
         cmocka_unit_test(test_spec_example),
         cmocka_unit_test(test_spec_inline_device),
@@ -529,6 +675,8 @@ int main(void)
         cmocka_unit_test(test_missing_required),
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_resize),
+        cmocka_unit_test(test_partial_racks),
+        cmocka_unit_test(test_unit_and_segment),
         cmocka_unit_test(test_single_level),
         cmocka_unit_test(test_too_many_levels),
         cmocka_unit_test(test_load_file),

@@ -325,7 +325,7 @@ static const mcase cases[] = {
     {"unknown key in a level", CLUSTER, LITERAL,
      CLU("[{\"name\": \"nvlink\", \"size\": 16, \"bw_GBps\": 450, \"bw_gbps\": 450}]", ""),
      "cluster.json:1:114: levels[0].bw_gbps: unknown key \"bw_gbps\" (known: name, size, bw_GBps, "
-     "latency_us, efficiency)"},
+     "latency_us, efficiency, unit, segment)"},
     {"unknown key with a dot", CLUSTER, LITERAL, CLU(LV2, ", \"a.b\": 1"),
      "cluster.json:1:1: a.b: unknown key \"a.b\" (known: name, source, device, devices, levels, "
      "price_per_device_hour, mtbf_device_hours)"},

@@ -52,13 +52,16 @@ int cmd_devices(int argc, char **argv)
     cli_args a;
     int rc;
     if ((rc = cli_parse(&cli_cmd_devices, argc, argv, &a)) != CLI_GO) return rc;
-    printf("%-16s %8s %9s %9s %9s\n", "name", "mem GiB", "HBM GB/s", "bf16 TF", "fp8 TF");
+    /* fitted: the generation whose measured runs fitted the efficiency
+     * constants ("none": not fitted; eval and plan then print a note) */
+    printf("%-19s %8s %9s %9s %9s %9s  %s\n", "name", "mem GiB", "HBM GB/s", "bf16 TF", "fp8 TF",
+           "fp4 TF", "fitted on");
     for (int i = 0; i < pt_device_catalog_count(); i++) {
         pt_device v;
         pt_diag d;
         if (pt_device_builtin(pt_device_catalog_name(i), &v, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
-        printf("%-16s %8.1f %9.0f %9.1f %9.1f\n", v.name, v.memory_GiB, v.memory_bw_GBps,
-               v.tflops_bf16, v.tflops_fp8);
+        printf("%-19s %8.1f %9.0f %9.1f %9.1f %9.1f  %s\n", v.name, v.memory_GiB, v.memory_bw_GBps,
+               v.tflops_bf16, v.tflops_fp8, v.tflops_fp4, v.fitted_on);
     }
     return 0;
 }
@@ -68,14 +71,20 @@ int cmd_clusters(int argc, char **argv)
     cli_args a;
     int rc;
     if ((rc = cli_parse(&cli_cmd_clusters, argc, argv, &a)) != CLI_GO) return rc;
-    printf("%-14s %-16s %8s  %s\n", "name", "device", "devices", "levels (size x GB/s per device)");
+    printf("%-16s %-19s %8s  %s\n", "name", "device", "devices",
+           "levels (size x GB/s per device; [a job's unit, devices per domain])");
     for (int i = 0; i < pt_cluster_catalog_count(); i++) {
         pt_cluster c;
         pt_diag d;
         if (pt_cluster_builtin(pt_cluster_catalog_name(i), &c, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
-        printf("%-14s %-16s %8lld ", c.name, c.dev.name, (long long)c.devices);
-        for (int j = 0; j < c.nlevels; j++)
-            printf(" %s %lld x %.0f", c.level[j].name, (long long)c.level[j].size, c.level[j].bw_GBps);
+        printf("%-16s %-19s %8lld ", c.name, c.dev.name, (long long)c.devices);
+        for (int j = 0; j < c.nlevels; j++) {
+            const pt_level *l = &c.level[j];
+            printf(" %s %lld x %.0f", l->name, (long long)l->size, l->bw_GBps);
+            if (l->unit > 0 || l->segment > 0)
+                printf(" [unit %lld, %lld per domain]", (long long)(l->unit > 0 ? l->unit : l->size),
+                       (long long)(l->segment > 0 ? l->segment : l->size));
+        }
         printf("\n");
     }
     return 0;

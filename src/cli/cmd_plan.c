@@ -113,6 +113,10 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
             pt_emit_mfu_warning(stdout, &c->dev, who, top);
         }
     }
+    if (pt_device_unfitted(&c->dev)) {
+        printf("\n");
+        pt_emit_device_note(stdout, &c->dev);
+    }
 }
 
 static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts *so,

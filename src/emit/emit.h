@@ -18,6 +18,14 @@ char *pt_emit_json_text(const json_t *j);
  * published ...".  Prints nothing when dev has no such number or mfu is not
  * above it. */
 void pt_emit_mfu_warning(FILE *f, const pt_device *dev, const char *who, double mfu);
+/* The note for a device whose efficiency constants were not fitted to
+ * measured runs of its own generation (pt_device_unfitted): one line,
+ * "note: ..."; nothing for a fitted device.  The tables of eval and plan
+ * print it. */
+void pt_emit_device_note(FILE *f, const pt_device *dev);
+/* Adds "device_generation", "device_fitted_on" and "device_constants_fitted"
+ * (false where the note above would print) to the JSON object o. */
+void pt_emit_device_json(json_t *o, const pt_device *dev);
 /* The human table for one priced strategy (with the warning line above). */
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *cost);

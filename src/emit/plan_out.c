@@ -66,6 +66,26 @@ void pt_emit_mfu_warning(FILE *f, const pt_device *dev, const char *who, double 
             100.0 * mfu, who, pt_str_escape(dev->name, dn, sizeof dn), 100.0 * dev->best_mfu);
 }
 
+void pt_emit_device_note(FILE *f, const pt_device *dev)
+{
+    char dn[300], gn[100], fn[100];
+    if (!pt_device_unfitted(dev)) return;
+    pt_str_escape(dev->name, dn, sizeof dn);
+    pt_str_escape(dev->generation[0] ? dev->generation : "not given", gn, sizeof gn);
+    pt_str_escape(dev->fitted_on, fn, sizeof fn);
+    fprintf(f, "note: %s's efficiency constants were not fitted to measured runs of its generation "
+            "(%s; fitted_on %s): expect larger errors than on fitted devices (data/devices.json "
+            "says where they come from)\n",
+            dn, gn, fn);
+}
+
+void pt_emit_device_json(json_t *o, const pt_device *dev)
+{
+    json_object_set_new(o, "device_generation", json_string(dev->generation));
+    json_object_set_new(o, "device_fitted_on", json_string(dev->fitted_on));
+    json_object_set_new(o, "device_constants_fitted", json_boolean(!pt_device_unfitted(dev)));
+}
+
 static void row(FILE *f, const char *name, double s, double total)
 {
     if (s <= 0) return;
@@ -99,6 +119,7 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     fprintf(f, "model TFLOP/s/GPU %.1f   MFU %.1f%%   HFU %.1f%%\n", k->model_tflops_per_gpu,
             100.0 * k->mfu, 100.0 * k->hfu);
     pt_emit_mfu_warning(f, &c->dev, "this strategy", k->mfu);
+    pt_emit_device_note(f, &c->dev);
     fputc('\n', f);
     fprintf(f, "where the time goes\n");
     row(f, "compute", k->time.compute, T);

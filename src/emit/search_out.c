@@ -39,6 +39,7 @@ pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job
     json_object_set_new(head, "dtype", json_string(pt_dtype_name(job->dtype)));
     json_object_set_new(head, "flash_attention", json_boolean(job->flash_attention));
     json_object_set_new(head, "engine", json_string(pt_engine_name(job->engine)));
+    pt_emit_device_json(head, &c->dev);
     json_object_update(head, j);
     json_decref(j);
     if (sim) {
@@ -63,6 +64,8 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
     /* what the search was bounded to (src/plan/engine_space.c): megatron,
      * deepspeed, torchtitan or any; each plan names its own */
     json_object_set_new(j, "engine", json_string(pt_engine_label(job->engine)));
+    json_object_set_new(j, "device", json_string(c->dev.name));
+    pt_emit_device_json(j, &c->dev);
     json_object_set_new(j, "candidates_evaluated", json_integer(r->evaluated));
     json_object_set_new(j, "candidates_priced", json_integer(r->priced));
     json_object_set_new(j, "candidates_pruned_by_memory", json_integer(r->pruned));

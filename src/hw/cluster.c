@@ -8,17 +8,46 @@
  * them):
  *   - 1 <= nlevels <= PT_MAX_LEVELS, innermost level first;
  *   - every inner level's size divides the next level's size, and inner sizes
- *     strictly increase outwards;
+ *     strictly increase outwards; the outermost level only needs to be a
+ *     multiple of the unit of the level inside it, and is smaller than that
+ *     level when the job takes part of one domain (16 GPUs of an NVL72 rack);
  *   - the outermost level's size equals devices (the last level spans the
- *     cluster), so devices is a multiple of every inner level's size; when
- *     devices equals the size of the level inside it, the outermost level is a
- *     single domain of that size (e.g. dgx-a100-80g resized to 8 devices);
+ *     cluster); devices is a multiple of every inner level's unit (its size
+ *     unless the level gives a smaller "unit"); when devices equals the size
+ *     of the level inside it, the outermost level is a single domain of that
+ *     size (e.g. dgx-a100-80g resized to 8 devices);
+ *   - unit and segment are 0 (= size) or divide as the level reader checks:
+ *     unit divides size and is a multiple of the inner level's unit; segment
+ *     is a multiple of unit, at most size, and (outside the innermost level)
+ *     a multiple of the inner level's size; the outermost level has neither;
  *   - bw_GBps > 0, latency_us >= 0, 0 < efficiency <= 1 on every level, and
  *     every number in [1e-6, 1e9] (or 0 where 0 is allowed).
  * A cluster file's outermost size says how far the network reaches; it must be
  * >= devices and is then set to devices.  pt_cluster_resize grows or shrinks
  * the outermost level in whole innermost domains (SPEC: --gpus takes whole
  * nodes); a one-level cluster can only shrink (its level is all there is).
+ *
+ * Partial domains.  A level with a "unit" smaller than its size lets a job
+ * take part of a domain: GB200/GB300 NVL72 racks are one NVLink domain of 72
+ * GPUs built of 18 compute trays of 4, and a scheduler hands out trays (Slurm
+ * topology/block: a block is the rack, a node the tray).  The job's ranks
+ * fill domains in order (Slurm gives consecutive ranks to the nodes of one
+ * block), each domain holding pt_cluster_fill(c, j) of them, the last one
+ * what is left:
+ *   - a job that fits in one domain (n <= size) takes n devices of one;
+ *   - a larger job takes `segment` devices of each domain (default: all of
+ *     it), the last domain the rest.  NVIDIA recommends segments of 16 trays
+ *     (64 GPUs) for jobs of 128 GPUs and more on GB200 NVL72 ("Unlock Exascale
+ *     Performance on NVIDIA GB200 NVL72 with Slurm Topology-Aware Job
+ *     Scheduling", NVIDIA technical blog, 2025: --segment=16 for large jobs,
+ *     the two spare trays of each rack absorbing failures), and every public
+ *     GB200 MLPerf Training v5.0 job is a multiple of 64 GPUs (256 ... 2496 =
+ *     39 x 64), so the catalog's NVL72 racks say segment 64: a 128-GPU job is
+ *     64 + 64 GPUs in two racks, a 100-GPU job 64 + 36.  A cluster file
+ *     without segment fills whole racks: 128 = 72 + 56.
+ * Outer levels scale: the fill of level j is segment_j / size_{j-1} domains
+ * of level j-1, each holding its fill.  coll.c prices each group where its
+ * ranks sit in these domains.
  *
  * What it does not: price collectives (coll.c) or read device objects
  * (device.c, pt_device_from_json).
@@ -50,8 +79,9 @@
 /* The catalog's names, in the order of data/clusters.json (tests/test_hw.c
  * checks that the two agree). */
 static const char *const cluster_names[] = {
-    "dgx-1-v100", "dgx-2-v100", "dgx-a100-40g", "dgx-a100-80g", "dgx-h100",
-    "dgx-h200",   "hgx-h800",   "dgx-b200",     "gb200-nvl72",
+    "dgx-1-v100",       "dgx-2-v100", "dgx-a100-40g", "dgx-a100-80g", "dgx-h100",
+    "dgx-h200",         "grand-teton-h100", "gh200-quad", "hgx-h800",  "dgx-b200",
+    "dgx-b300",         "gb200-nvl72", "gb300-nvl72",
 };
 #define N_CLUSTERS ((int)(sizeof cluster_names / sizeof cluster_names[0]))
 
@@ -81,12 +111,48 @@ static int is_builtin_device(const char *name)
 
 /* ---- device-count rules ----------------------------------------------------- */
 
+/* The part of a level's domain a job takes at a time, and the devices it
+ * takes of each domain when it spans several (0 in the struct = size). */
+static int64_t level_unit(const pt_level *l)
+{
+    return l->unit > 0 && l->unit < l->size ? l->unit : l->size;
+}
+
+static int64_t level_segment(const pt_level *l)
+{
+    return l->segment > 0 && l->segment < l->size ? l->segment : l->size;
+}
+
+int64_t pt_cluster_fill(const pt_cluster *c, int j)
+{
+    int64_t cap = 1, inner = 1, n = c->devices;
+    assert(c && j >= 0 && j < c->nlevels);
+    if (j == c->nlevels - 1 || n <= c->level[j].size) return n;
+    for (int i = 0; i <= j; i++) {
+        int64_t g = level_segment(&c->level[i]);
+        cap = g / inner * cap;
+        inner = c->level[i].size;
+    }
+    return cap < n ? cap : n;
+}
+
 /* Why n devices do not fit the inner levels of c (every level but the
  * outermost), written into why after "devices: N "; 0 when they fit. */
 static int devices_misfit(const pt_cluster *c, int64_t n, char *why, size_t nwhy)
 {
     for (int k = 0; k + 1 < c->nlevels; k++) {
         const pt_level *l = &c->level[k];
+        int64_t u = level_unit(l);
+        if (u < l->size) {
+            if (n % u != 0) {
+                snprintf(why, nwhy,
+                         "is not a multiple of levels[%d].unit=%lld, the part of one \"%s\" "
+                         "domain a job takes at a time",
+                         k, (long long)u, l->name);
+                return 1;
+            }
+            continue;
+        }
         if (n < l->size) {
             snprintf(why, nwhy, "is smaller than levels[%d].size=%lld, one \"%s\" domain", k,
                      (long long)l->size, l->name);
@@ -108,8 +174,8 @@ static int devices_misfit(const pt_cluster *c, int64_t n, char *why, size_t nwhy
 static const char *const cluster_keys[] = {
     "name",   "source", "device", "devices", "levels", "price_per_device_hour",
     "mtbf_device_hours", NULL};
-static const char *const level_keys[] = {"name", "size", "bw_GBps", "latency_us", "efficiency",
-                                         NULL};
+static const char *const level_keys[] = {"name",       "size", "bw_GBps", "latency_us",
+                                         "efficiency", "unit", "segment",  NULL};
 
 static pt_status level_from_json(pt_jctx *jc, const json_t *obj, const char *path, pt_level *out)
 {
@@ -133,9 +199,58 @@ static pt_status level_from_json(pt_jctx *jc, const json_t *obj, const char *pat
             PT_OK ||
         (st = pt_hw_num_in(jc, obj, path, "bw_GBps", 1, PT_HW_POS, &l.bw_GBps)) != PT_OK ||
         (st = pt_hw_num_in(jc, obj, path, "latency_us", 0, PT_HW_NONNEG, &l.latency_us)) != PT_OK ||
-        (st = pt_hw_num_in(jc, obj, path, "efficiency", 0, PT_HW_FRAC, &l.efficiency)) != PT_OK)
+        (st = pt_hw_num_in(jc, obj, path, "efficiency", 0, PT_HW_FRAC, &l.efficiency)) != PT_OK ||
+        (st = pt_json_int(jc, obj, path, "unit", 0, 1, CLUSTER_DEVICES_MAX, &l.unit, NULL)) !=
+            PT_OK ||
+        (st = pt_json_int(jc, obj, path, "segment", 0, 1, CLUSTER_DEVICES_MAX, &l.segment,
+                          NULL)) != PT_OK)
         return st;
     *out = l;
+    return PT_OK;
+}
+
+/* The rules of unit and segment on level i of c (levels is the JSON array, for
+ * messages); the sizes are already checked. */
+static pt_status level_parts_check(pt_jctx *jc, const pt_cluster *c, const json_t *levels,
+                                   const char *path, int i)
+{
+    const pt_level *l = &c->level[i], *in = i > 0 ? &c->level[i - 1] : NULL;
+    const json_t *o = json_array_get(levels, (size_t)i);
+    char lpath[300];
+    int64_t u = l->unit > 0 ? l->unit : l->size;
+    if (i == c->nlevels - 1) {
+        const char *key = l->unit > 0 ? "unit" : l->segment > 0 ? "segment" : NULL;
+        if (!key) return PT_OK;
+        snprintf(lpath, sizeof lpath, "%s[%d].%s", path, i, key);
+        return pt_jerr(jc, lpath, json_object_get(o, key),
+                       "is given on the outermost level, which spans the whole job (unit and "
+                       "segment belong to an inner level, e.g. the NVLink domain of a rack)");
+    }
+    if (l->unit > 0) {
+        snprintf(lpath, sizeof lpath, "%s[%d].unit", path, i);
+        if (l->unit > l->size || l->size % l->unit != 0)
+            return pt_jerr(jc, lpath, json_object_get(o, "unit"),
+                           "does not divide levels[%d].size=%lld (a domain is whole units)", i,
+                           (long long)l->size);
+        if (in && l->unit % level_unit(in) != 0)
+            return pt_jerr(jc, lpath, json_object_get(o, "unit"),
+                           "is not a multiple of levels[%d]'s unit %lld", i - 1,
+                           (long long)level_unit(in));
+    }
+    if (l->segment > 0) {
+        snprintf(lpath, sizeof lpath, "%s[%d].segment", path, i);
+        if (l->segment > l->size)
+            return pt_jerr(jc, lpath, json_object_get(o, "segment"),
+                           "is larger than levels[%d].size=%lld", i, (long long)l->size);
+        if (l->segment % u != 0)
+            return pt_jerr(jc, lpath, json_object_get(o, "segment"),
+                           "is not a multiple of levels[%d].unit=%lld (whole units per domain)",
+                           i, (long long)u);
+        if (in && l->segment % in->size != 0)
+            return pt_jerr(jc, lpath, json_object_get(o, "segment"),
+                           "is not a multiple of levels[%d].size=%lld (whole inner domains)",
+                           i - 1, (long long)in->size);
+    }
     return PT_OK;
 }
 
@@ -213,6 +328,8 @@ static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *p
 
     /* the rules between levels, and between levels and devices */
     last = c.nlevels - 1;
+    for (int i = 0; i < c.nlevels; i++)
+        if ((st = level_parts_check(jc, &c, levels, full, i)) != PT_OK) return st;
     for (int i = 1; i < c.nlevels; i++) {
         const pt_level *in = &c.level[i - 1], *l = &c.level[i];
         snprintf(lpath, sizeof lpath, "%s[%d].size", full, i);
@@ -221,7 +338,14 @@ static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *p
                            "is not larger than levels[%d].size=%lld (levels go from the "
                            "innermost domain outwards)",
                            i - 1, (long long)in->size);
-        if (l->size % in->size != 0)
+        if (i == last && level_unit(in) < in->size) {
+            /* the network's reach: whole units of the level inside it */
+            if (l->size % level_unit(in) != 0)
+                return pt_jerr(jc, lpath,
+                               json_object_get(json_array_get(levels, (size_t)i), "size"),
+                               "is not a multiple of levels[%d].unit=%lld", i - 1,
+                               (long long)level_unit(in));
+        } else if (l->size % in->size != 0)
             return pt_jerr(jc, lpath, json_object_get(json_array_get(levels, (size_t)i), "size"),
                            "is not a multiple of levels[%d].size=%lld", i - 1,
                            (long long)in->size);

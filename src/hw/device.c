@@ -24,9 +24,12 @@
 /* The catalog's names, in the order of data/devices.json (tests/test_hw.c
  * checks that the two agree). */
 static const char *const device_names[] = {
-    "v100-sxm2-16g", "v100-sxm2-32g", "v100-sxm3-32g", "a100-sxm4-40g", "a100-sxm4-80g",
-    "h100-sxm-80g",  "h800-sxm-80g",  "h200-sxm-141g", "b200-sxm-180g", "gb200",
-    "mi300x",        "l4",            "rtx-4090",
+    "v100-sxm2-16g", "v100-sxm2-32g",       "v100-sxm3-32g", "a100-sxm4-40g",
+    "a100-sxm4-80g", "h100-sxm-80g",        "h100-sxm-96g-500w", "h800-sxm-80g",
+    "h200-sxm-141g", "gh200-96g",           "b200-sxm-180g", "b300-sxm-270g",
+    "gb200",         "gb300",               "mi300x",        "mi325x",
+    "mi355x",        "l4",                  "l40s",          "rtx-4090",
+    "rtx-pro-6000-server",
 };
 #define N_DEVICES ((int)(sizeof device_names / sizeof device_names[0]))
 
@@ -82,8 +85,16 @@ pt_status pt_hw_num_in(pt_jctx *jc, const json_t *obj, const char *path, const c
 
 static const char *const device_keys[] = {
     "name",     "source",  "memory_GiB", "memory_bw_GBps", "tflops",    "host_bw_GBps",
-    "gemm_eff", "gemm_half_GFLOP", "attn_eff", "mem_eff", "kernel_us", "best_published_mfu", NULL};
-static const char *const tflops_keys[] = {"bf16", "fp16", "fp8", "tf32", "fp32", NULL};
+    "gemm_eff", "gemm_half_GFLOP", "attn_eff", "mem_eff", "kernel_us", "best_published_mfu",
+    "generation", "fitted_on", NULL};
+static const char *const tflops_keys[] = {"bf16", "fp16", "fp8", "fp4", "tf32", "fp32", NULL};
+
+int pt_device_unfitted(const pt_device *dev)
+{
+    assert(dev);
+    return !dev->fitted_on[0] || !strcmp(dev->fitted_on, "none") ||
+           strcmp(dev->fitted_on, dev->generation) != 0;
+}
 
 pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, pt_device *out)
 {
@@ -99,6 +110,7 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
     dev.attn_eff = PT_DEV_DEFAULT_ATTN_EFF;
     dev.mem_eff = PT_DEV_DEFAULT_MEM_EFF;
     dev.kernel_us = PT_DEV_DEFAULT_KERNEL_US;
+    pt_strlcpy(dev.fitted_on, "none", sizeof dev.fitted_on);
 
     if (!json_is_object(obj))
         return pt_jerr(jc, path, obj, "is not a device object ({\"name\": ..., \"memory_GiB\": "
@@ -116,6 +128,11 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
         pt_path_join(full, sizeof full, path, "source");
         return pt_jerr(jc, full, v, "is not a string");
     }
+    if ((st = pt_json_name(jc, obj, path, "generation", 0, dev.generation, sizeof dev.generation,
+                           NULL)) != PT_OK ||
+        (st = pt_json_name(jc, obj, path, "fitted_on", 0, dev.fitted_on, sizeof dev.fitted_on,
+                           NULL)) != PT_OK)
+        return st;
     if ((st = pt_hw_num_in(jc, obj, path, "memory_GiB", 1, PT_HW_POS, &dev.memory_GiB)) != PT_OK ||
         (st = pt_hw_num_in(jc, obj, path, "memory_bw_GBps", 1, PT_HW_POS, &dev.memory_bw_GBps)) != PT_OK)
         return st;
@@ -126,11 +143,12 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
     if (!json_is_object(v))
         return pt_jerr(jc, full, v,
                        "is not an object ({\"bf16\": ..., \"fp16\": ..., \"fp8\": ..., "
-                       "\"tf32\": ..., \"fp32\": ...})");
+                       "\"fp4\": ..., \"tf32\": ..., \"fp32\": ...})");
     if ((st = pt_json_only_keys(jc, v, full, tflops_keys)) != PT_OK ||
         (st = pt_hw_num_in(jc, v, full, "bf16", 1, PT_HW_POS, &dev.tflops_bf16)) != PT_OK ||
         (st = pt_hw_num_in(jc, v, full, "fp16", 0, PT_HW_NONNEG, &dev.tflops_fp16)) != PT_OK ||
         (st = pt_hw_num_in(jc, v, full, "fp8", 0, PT_HW_NONNEG, &dev.tflops_fp8)) != PT_OK ||
+        (st = pt_hw_num_in(jc, v, full, "fp4", 0, PT_HW_NONNEG, &dev.tflops_fp4)) != PT_OK ||
         (st = pt_hw_num_in(jc, v, full, "tf32", 0, PT_HW_NONNEG, &dev.tflops_tf32)) != PT_OK ||
         (st = pt_hw_num_in(jc, v, full, "fp32", 0, PT_HW_NONNEG, &dev.tflops_fp32)) != PT_OK)
         return st;

@@ -10,8 +10,8 @@
  *   name             string, required, e.g. "a100-sxm4-80g"
  *   memory_GiB       > 0, required, e.g. 80
  *   memory_bw_GBps   > 0, required, e.g. 2039 (10^9 B/s)
- *   tflops           object, required: bf16 (> 0, required), fp16, fp8, tf32,
- *                    fp32 (>= 0; missing = 0 = "none"), dense, 10^12 FLOP/s
+ *   tflops           object, required: bf16 (> 0, required), fp16, fp8, fp4,
+ *                    tf32, fp32 (>= 0; missing = 0 = "none"), dense, 10^12 FLOP/s
  *   host_bw_GBps     > 0, default PT_DEV_DEFAULT_HOST_BW_GBPS
  *   gemm_eff         (0, 1], default PT_DEV_DEFAULT_GEMM_EFF
  *   gemm_half_GFLOP  >= 0,   default PT_DEV_DEFAULT_GEMM_HALF_GFLOP
@@ -21,6 +21,11 @@
  *   best_published_mfu (0, 1], optional: the best model FLOPs utilisation
  *                    ever published for the device (its source in "source");
  *                    eval and plan flag predictions above it
+ *   generation       name, e.g. "hopper": the architecture; default ""
+ *   fitted_on        name, e.g. "ampere": the generation whose measured runs
+ *                    fitted the efficiency constants, or "none" (the default:
+ *                    defaults, microbenchmarks or another generation's fit);
+ *                    eval and plan print a note when it is not `generation`
  *   source           string, ignored (says where the numbers come from)
  * Every number is also at least 1e-6 and at most 1e9 (0 stays allowed where it
  * is), so the cost model's products stay finite.

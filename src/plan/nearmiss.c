@@ -57,7 +57,10 @@ pt_status pt_nearmiss_explain(const pt_model *m, const pt_cluster *c, const pt_j
                               const pt_plan *miss, pt_nearmiss *out)
 {
     double per_dev = c->dev.memory_GiB * PT_GiB * PT_NEARMISS_STATE_SHARE;
-    int64_t node = c->level[0].size, need;
+    /* whole nodes, or whole units of a level that has one (NVL72 trays) */
+    int64_t node = c->level[0].unit > 0 && c->level[0].unit < c->level[0].size ? c->level[0].unit
+                                                                              : c->level[0].size;
+    int64_t need;
     memset(out, 0, sizeof *out);
     for (int i = 0; i < PT_NEARMISS_TRIES; i++) {
         pt_strategy st = miss->st, t;
