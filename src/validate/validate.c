@@ -486,11 +486,24 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.dp = (int)dp;
     st.cp = (int)cp;
     st.ep = (int)ep;
+    /* Megatron-Core's --expert-tensor-parallel-size where the notes give it
+     * ("ETP 1": the moe_recipes carve the expert grid from ranks other than
+     * the attention's tp group), else tp (Megatron-Core's default) */
     st.etp = (int)tp;
+    {
+        long at = find_ci(notes, "ETP ");
+        if (at >= 0 && isdigit((unsigned char)notes[at + 4])) {
+            long v = strtol(notes + at + 4, NULL, 10);
+            if (v >= 1 && v <= tp) st.etp = (int)v;
+        }
+    }
     st.vpp = (int)vpp;
     st.mbs = (int)mbs;
     st.gbs = gbs > 0 ? gbs : mbs * dp;
-    st.sp = !strcmp(f[C_SP], "yes") && tp > 1;
+    /* sequence parallelism as the column says; blank on a NeMo row means on:
+     * NeMo's recipes set sequence_parallel with tensor parallelism (and
+     * Megatron-Core requires it for a MoE model with tp > 1) */
+    st.sp = (!strcmp(f[C_SP], "yes") || (!f[C_SP][0] && pt_str_has_ci(f[C_SOURCE], "NeMo"))) && tp > 1;
     st.zero = (int)zero;
     st.recompute = !strncmp(f[C_RECOMPUTE], "full", 4) ? PT_RC_FULL
                    : !strncmp(f[C_RECOMPUTE], "selective", 9) ? PT_RC_SELECTIVE : PT_RC_NONE;
