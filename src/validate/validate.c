@@ -311,12 +311,21 @@ static pt_dtype row_dtype(const char *notes)
  * that is pp_first = pp_last = (L+2)/pp - 1; interleaved (vpp > 1; the
  * first and last virtual stages one layer short) the cost model prices
  * L/pp layers per rank and *split_check says to check the strategy against
- * the L+2 slots. */
+ * the L+2 slots.  Where the slots do not divide either, a MoE model takes
+ * the uneven layout pt_strategy_resolve gives it. */
 static void pipeline_layout(const pt_model *m, pt_strategy *st, int *split_check)
 {
     int64_t slots = m->layers + 2, chunks = (int64_t)st->pp * st->vpp;
     *split_check = 0;
-    if (st->pp < 2 || m->layers % chunks == 0 || slots % chunks) return;
+    if (st->pp < 2 || m->layers % chunks == 0) return;
+    if (slots % chunks) {
+        /* a MoE model (DeepSeek-V3's 61 layers over pp = 4): the uneven
+         * layout pt_strategy_resolve gives it */
+        int f, l;
+        if (st->vpp == 1 && m->experts > 0 && pt_strategy_moe_layout(m, st->pp, &f, &l))
+            st->pp_first = f, st->pp_last = l;
+        return;
+    }
     if (st->vpp == 1) {
         st->pp_first = st->pp_last = (int)(slots / st->pp - 1);
     } else {
