@@ -488,6 +488,10 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
      * row that leaves zero_stage blank ran it */
     if (!f[C_ZERO][0] && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON) zero = 1;
+    /* NeMo's FP8 performance runs reduce gradients in bf16: its performance
+     * scripts set grad_reduce_in_fp32 = False with bf16_with_fp8_mixed()
+     * (NVIDIA/NeMo scripts/performance/llm, e.g. pretrain_gpt3_175b.py) */
+    job.grad_bf16 = job.dtype == PT_FP8 && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON;
 
     memset(&st, 0, sizeof st);
     st.tp = (int)tp;
