@@ -166,6 +166,15 @@ static void size_token(const char *key, char *out, size_t n)
     }
 }
 
+/* Whether key holds the size token sz as a whole number ("120b" holds
+ * "120b", not "20b"). */
+static int has_size(const char *key, const char *sz)
+{
+    for (const char *p = strstr(key, sz); p; p = strstr(p + 1, sz))
+        if (p == key || !isdigit((unsigned char)p[-1])) return 1;
+    return 0;
+}
+
 /* Shape columns a row gives (0: blank): layers, hidden, heads, kv_heads, ffn. */
 static int shape_agrees(const pt_model *m, const int64_t sh[5])
 {
@@ -193,7 +202,7 @@ static int catalog_match(const vcat *k, const char *model, const int64_t sh[5], 
         size_t fl = strlen(k->fam[i]);
         int same;
         if (!fl || strncmp(key, k->fam[i], fl)) continue;
-        if (sz[0] && strstr(k->key[i] + fl, sz)) by_size = by_size == -1 ? i : -2, sized++;
+        if (sz[0] && has_size(k->key[i] + fl, sz)) by_size = by_size == -1 ? i : -2, sized++;
         same = shape_agrees(&k->m[i], sh);
         if (best < 0 || (same && !best_shape) || (same == best_shape && fl > best_len)) {
             best = i;
@@ -370,7 +379,16 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (num(f[C_MOE], &moe) < 0) return skip(r, "moe_experts is not a whole number");
     if (moe > 1 && (num(f[C_TOPK], &topk) <= 0 || topk > moe))
         return skip(r, "moe_topk not given, or more than moe_experts");
-    if (num(f[C_EP], &ep) <= 0) ep = 1;
+    if (num(f[C_EP], &ep) <= 0) {
+        /* a blank ep column whose notes give the engine's ep_size (NeMo
+         * AutoModel's GPT-OSS rows: "ep_size 8 (table shows EP -)") */
+        long at = find_ci(notes, "ep_size ");
+        ep = 1;
+        if (at >= 0 && isdigit((unsigned char)notes[at + 8])) {
+            long v = strtol(notes + at + 8, NULL, 10);
+            if (v >= 1 && v <= DEGREE_MAX) ep = v;
+        }
+    }
     if (num(f[C_SEQ], &seq) <= 0) return skip(r, "model shape incomplete (seq_len)");
     num(f[C_LAYERS], &layers);
     num(f[C_HIDDEN], &hidden);

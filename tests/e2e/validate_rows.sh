@@ -8,7 +8,9 @@
 #   with "bf16", and "bf16; ... fp8 runs given as range" stays bf16;
 # - 126 layers over pp=8 vpp=8 (Megatron's embedding and loss slots) is priced;
 # - "ETP 1" in the notes sets expert tensor parallelism (the Qwen3-235B
-#   moe_recipes row, whose ep*etp = 32*2 would not fit tp*dp = 32).
+#   moe_recipes row, whose ep*etp = 32*2 would not fit tp*dp = 32), and
+#   "ep_size 64" a blank ep column (NeMo AutoModel's GPT-OSS);
+# - a size is matched whole: "GPT-OSS 20B" is not gpt-oss-120b.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -21,6 +23,8 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Kimi K2,1000,,,,,,4096,,,,H100-SXM5-80GB,256,1,8,32,1,32,,1,512,full,no,3,iter_time_s,1,bf16"
     echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8"
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,H100,256,2,8,16,1,32,4,1,2048,,yes,1,iter_time_s,1,precision bf16; ETP 1"
+    echo "t,GPT-OSS 20B,20,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,,,2,256,full,no,3,iter_time_s,1,bf16"
+    echo "t,GPT-OSS 120B,120,,,,,,4096,,,,H100-SXM5-80GB,64,1,1,64,1,,,2,512,full,no,3,iter_time_s,1,bf16; ep_size 64 (table shows EP -)"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -42,6 +46,11 @@ if not bad:
         bad.append("'bf16; fp8 runs given as range' not priced as bf16")
     if "etp=1" not in rows[6].get("strategy", ""):
         bad.append("ETP 1 not read: " + rows[6].get("strategy", ""))
+# "20b" is not the size of gpt-oss-120b: no catalog model of that name
+if "no catalog model" not in rows[7].get("skipped", ""):
+    bad.append("GPT-OSS 20B matched a catalog model: %s" % rows[7])
+if "skipped" in rows[8] or " ep=64 " not in rows[8].get("strategy", ""):
+    bad.append("GPT-OSS 120B: ep_size 64 not read: %s" % rows[8])
 if "no catalog model" not in rows[4].get("skipped", ""):
     bad.append("Kimi K2 (no shape, not in the catalog) not skipped as such: %s" % rows[4])
 for b in bad:
