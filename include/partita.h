@@ -301,6 +301,10 @@ typedef struct pt_job {
                               e.g. 1.25; 0 = PT_MOE_IMBALANCE_DEFAULT         */
     double moe_capacity;   /* expert capacity factor, e.g. 1.0 (tokens over it
                               are dropped); 0 = dropless (the default)         */
+    int grad_bf16;         /* 1: gradient buffers and their reduction in bf16
+                              (NeMo's performance recipes,
+                              grad_reduce_in_fp32=False); 0: fp32 (Megatron-LM's
+                              default with bf16 or fp8, the default here)    */
 } pt_job;
 
 /* Default load of the busiest device's experts over the even share, for

@@ -320,6 +320,63 @@ static void test_flash_drops_scores(void **state)
                      pt_cost_layer_activation_bytes(&m, &j, &sel));
 }
 
+/* FP8 (Transformer Engine keeps a linear layer's input as the FP8 tensor it
+ * multiplied): Korthikanti's 34sbh/t with flash and SP loses a byte per
+ * element of the two norm outputs (2sbh), the projection input (ad = h) and
+ * the MLP down-projection input (4h): 10 - 2 + 24 - 1 - 4 = 27sbh/t, plus
+ * flash attention's fp32 log-sum-exp. */
+static void test_fp8_activations(void **state)
+{
+    pt_model m = th_model("gpt-22b");
+    pt_job j = th_job(2048, 4, 1);
+    pt_strategy sp = kor_strategy(1, PT_RC_NONE);
+    double s = 2048, b = 4, h = 6144, a = 64, t = 8;
+    (void)state;
+    j.dtype = PT_FP8;
+    th_near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &sp),
+                27.0 * s * b * h / t + 4.0 * a * s * b / t, 1e-12, "fp8, flash, SP");
+}
+
+/* torchtitan's per-op selective checkpointing (the FSDP engine): two norm
+ * inputs 4sbh, the attention output 2sbad, half of the matmul outputs
+ * ((a+2g)d + 2h + 2f, bf16), the log-sum-exp; llama3-8b (a 32, g 8, d 128,
+ * f 14336) at s 4096, b 1, tp 1, per token: 4*4096 + 2*32*128 + 48*128 +
+ * 2*4096 + 2*14336 = 67,584 bytes, plus 4*32 = 128 of fp32 lse. */
+static void test_fsdp_selective_activations(void **state)
+{
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(4096, 8, 1);
+    pt_strategy st;
+    (void)state;
+    j.engine = PT_ENGINE_FSDP;
+    st = th_strategy("tp=1 pp=1 dp=8 mbs=1 zero=3 recompute=selective", &m, &c, &j);
+    th_near_rel((double)pt_cost_layer_activation_bytes(&m, &j, &st), 4096.0 * (67584.0 + 128.0), 1e-12,
+                "torchtitan per-op SAC");
+    /* and it keeps less than Megatron's selective, which flash makes equal to none */
+    j.engine = PT_ENGINE_MEGATRON;
+    assert_true(4096.0 * (67584.0 + 128.0) < (double)pt_cost_layer_activation_bytes(&m, &j, &st));
+}
+
+/* Gradients in bf16 (NeMo's performance recipes, grad_reduce_in_fp32 =
+ * False): 2 bytes per parameter instead of 4, and a gradient reduce-scatter
+ * of half the bytes (so no longer). */
+static void test_grad_bf16(void **state)
+{
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 64);
+    pt_job j = th_job(4096, 512, 1);
+    pt_strategy st;
+    pt_cost k4, k2;
+    (void)state;
+    st = th_strategy("tp=2 pp=1 dp=32 mbs=1 zero=1", &m, &c, &j);
+    assert_int_equal(pt_cost_eval(&m, &c, &j, &st, &k4), PT_OK);
+    j.grad_bf16 = 1;
+    assert_int_equal(pt_cost_eval(&m, &c, &j, &st, &k2), PT_OK);
+    th_near_rel((double)k2.mem.gradients, 0.5 * (double)k4.mem.gradients, 1e-9, "bf16 gradients");
+    assert_true(k2.time.dp_comm <= k4.time.dp_comm);
+}
+
 /* ---- weights, gradients, optimizer -------------------------------------------------- */
 
 /* GPT-3 175B, tp=8 pp=8 on 64 A100 80GB: each stage holds 96/8 = 12 layers.
@@ -803,6 +860,9 @@ int main(void)
         cmocka_unit_test(test_window_cp_ring),
         cmocka_unit_test(test_korthikanti_table2),
         cmocka_unit_test(test_flash_drops_scores),
+        cmocka_unit_test(test_fp8_activations),
+        cmocka_unit_test(test_fsdp_selective_activations),
+        cmocka_unit_test(test_grad_bf16),
         cmocka_unit_test(test_memory_states_zero0),
         cmocka_unit_test(test_memory_states_zero),
         cmocka_unit_test(test_bubble),

@@ -34,7 +34,9 @@
  *  - Recompute: full re-runs each layer's forward (with its TP collectives)
  *    before its backward; selective re-runs the attention core only
  *    (Korthikanti et al. 2022, section 5); flash attention's backward already
- *    recomputes the scores, so selective costs nothing more with it.
+ *    recomputes the scores, so selective costs nothing more with it.  With
+ *    the FSDP engine selective is torchtitan's per-op checkpointing: every
+ *    other matmul output and the attention output kept, the rest re-run.
  *  - TP: 2 all-reduces of b*s*h forward and 2 backward per layer; with SP each
  *    is a reduce-scatter plus an all-gather.  The backward's re-gather of the
  *    sequence-sharded GEMM inputs for the weight gradients runs asynchronously
@@ -67,7 +69,9 @@
  *    GPU count, ~4.8 parameter volumes at ~25 GB/s per GPU -- the per-NIC
  *    rate, not the node's aggregate -- while llm-foundry's FSDP (MPT-70B on
  *    32 GPUs) ran faster than a flat ring allows.
- *  - Memory (per device): bf16 weights 2 B, fp32 gradients 4 B, fp32 master
+ *  - Memory (per device): bf16 weights 2 B, fp32 gradients 4 B (2 B, and
+ *    reduced in bf16, with pt_job.grad_bf16: NeMo's performance recipes set
+ *    grad_reduce_in_fp32=False), fp32 master
  *    weights + Adam m, v 12 B per parameter (Megatron); ZeRO-1 shards the 12
  *    over dp*cp, ZeRO-2 also the 4; ZeRO-3 (FSDP, DeepSpeed) keeps half-
  *    precision gradient shards, 2 + 2 + 12 B all sharded.  Activations per layer per
@@ -427,6 +431,13 @@ collectives:
         o->cp_b += o->cp_f;
         o->ep_b += o->ep_f;
         o->flops_rc += o->flops_f - model_attn_f + exec_attn_f;
+    } else if (st->recompute == PT_RC_SELECTIVE && job->engine == PT_ENGINE_FSDP) {
+        /* torchtitan's per-op selective checkpointing (sac "op" policy,
+         * torchtitan/models/llama/parallelize_llama.py): every other matmul's
+         * output and the attention output are kept, the rest of the forward
+         * (the other matmuls, the norms and activations) runs again */
+        o->b += 0.5 * f + pt_roofline_ew_s(h, ewf);
+        o->flops_rc += 0.5 * (o->flops_f - model_attn_f);
     } else if (st->recompute == PT_RC_SELECTIVE && !job->flash_attention) {
         o->b += attn_f;
         o->flops_rc += exec_attn_f;
@@ -462,13 +473,31 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
      *     MLP 4sbf (+2sbf gated)                                   (= 24sbh/t)
      *   attention scores, dropped with selective recompute or flash:
      *     softmax 2as^2b, dropout mask as^2b, its output 2as^2b (= 5as^2b/t)
-     * Full recompute keeps only the layer input 2sbh (split by t with SP). */
+     * Full recompute keeps only the layer input 2sbh (split by t with SP).
+     * FP8 (Transformer Engine): a linear layer saves its input for the
+     * weight gradient as the FP8 tensor it multiplied (TE's Linear and
+     * LayerNormLinear keep the cast input, 1 byte), so the QKV and MLP
+     * inputs (the norm outputs), the projection input and the down-
+     * projection's input cost half: 10sbh -> 8sbh whole, 2sbad -> sbad and
+     * one sbf less split (Q, K, V, the MLP's up-projection outputs and the
+     * residual stream stay in bf16). */
     double t = st->tp, b = st->mbs, sq = (double)job->seq_len / st->cp, s = (double)job->seq_len;
     double h = (double)m->hidden, d = (double)m->head_dim;
     double sbh = sq * b * h;
     double whole, split, scores = 0;
+    double f8 = job->dtype == PT_FP8 ? 1.0 : 0.0; /* bytes an FP8 GEMM input saves */
     if (st->recompute == PT_RC_FULL) return bytes_i64(2.0 * sbh / (st->sp ? t : 1));
-    whole = sbh * (8.0 + (m->dropout ? 2.0 : 0.0));
+    if (st->recompute == PT_RC_SELECTIVE && job->engine == PT_ENGINE_FSDP && !m->experts && !m->mla) {
+        /* torchtitan's per-op selective checkpointing keeps the two norm
+         * inputs (4sbh), the attention output 2sbad and half of the matmul
+         * outputs: (Q, K, V, projection, MLP up-projections, down) x 2 bytes
+         * / 2; plus flash attention's fp32 log-sum-exp */
+        double a = (double)m->heads, g = (double)m->kv_heads, fm = (double)m->ffn;
+        double mm = (a + 2.0 * g) * d + 2.0 * h + (m->gated_mlp ? 2.0 : 1.0) * fm;
+        return bytes_i64(4.0 * sbh / (st->sp ? t : 1) + sq * b * (2.0 * a * d + mm) / t +
+                         4.0 * a * sq * b / t);
+    }
+    whole = sbh * (8.0 - 2.0 * f8 + (m->dropout ? 2.0 : 0.0));
     if (m->experts > 0 || m->mla) {
         /* MLA: q, k (a*(nope+rope)), v (a*v_head) and the projection input
          * split by t, the latents (q_lora + kv_lora + rope) whole.  MoE layer
@@ -485,16 +514,16 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
         if (m->experts > 0) {
             double Te = st->sp ? sq * b / t : sq * b, rows = Te * (double)m->topk * st->etp * pt_cost_moe_load(job);
             double fe = (double)m->moe_ffn / st->etp;
-            mlp = (m->gated_mlp ? 6.0 : 4.0) * (double)m->shared_ffn / t * sq * b +
-                  rows * (4.0 * h + (m->gated_mlp ? 6.0 : 4.0) * fe) + Te * (double)m->experts * 4.0;
+            mlp = ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->shared_ffn / t * sq * b +
+                  rows * ((4.0 - f8) * h + ((m->gated_mlp ? 6.0 : 4.0) - f8) * fe) + Te * (double)m->experts * 4.0;
         } else {
-            mlp = (m->gated_mlp ? 6.0 : 4.0) * (double)m->ffn / t * sq * b;
+            mlp = ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->ffn / t * sq * b;
         }
-        split = sq * b * (qkv + 2.0 * at * dv) / t + sq * b * lat + mlp;
+        split = sq * b * (qkv + (2.0 - f8) * at * dv) / t + sq * b * lat + mlp;
     } else {
         split = sq * b *
-                (2.0 * (double)(m->heads + 2 * m->kv_heads) * d + 2.0 * (double)m->heads * d +
-                 (m->gated_mlp ? 6.0 : 4.0) * (double)m->ffn) / t;
+                (2.0 * (double)(m->heads + 2 * m->kv_heads) * d + (2.0 - f8) * (double)m->heads * d +
+                 ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->ffn) / t;
     }
     if (!job->flash_attention && st->recompute != PT_RC_SELECTIVE)
         scores = (m->dropout ? 5.0 : 2.0) * (double)m->heads * sq * s * b / t;
@@ -687,7 +716,8 @@ void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strateg
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), edp = expert_dp(st);
     double lay = pr->layer_params / st->tp;
     double Pe = 0, P = stage_params_split(m, st, first, last, &Pe);
-    double w = 2.0 * P, g = 4.0 * P, o = 12.0 * P;
+    double gb = job->grad_bf16 ? 2.0 : 4.0; /* bytes per gradient (pt_job.grad_bf16) */
+    double w = 2.0 * P, g = gb * P, o = 12.0 * P;
     if (job->dtype == PT_FP8) w += 1.0 * P; /* fp8 copies of the weights */
     if (st->zero >= 1) o /= ndp;
     if (st->zero >= 2) g /= ndp;
@@ -696,7 +726,7 @@ void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strateg
      * states over expert_data_parallel_size) */
     if (Pe > 0) {
         w += (job->dtype == PT_FP8 ? 3.0 : 2.0) * Pe;
-        g += 4.0 * Pe / (st->zero >= 2 ? edp : 1.0);
+        g += gb * Pe / (st->zero >= 2 ? edp : 1.0);
         o += 12.0 * Pe / (st->zero >= 1 ? edp : 1.0);
     }
     if (st->zero >= 3) {
@@ -998,6 +1028,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     double p2p, p2p_one, bubble, tw, mbd, sfw[3], sbw[3], fill_f, fill_b;
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), nmb;
     double Pst, Pexp = 0, e_rs = 0, e_ag = 0, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
+    double gbytes = job->grad_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
     int64_t dp_stride = pt_strategy_stride(st, PT_GROUP_DP_CP), ndp_i = pt_strategy_group_size(st, PT_GROUP_DP_CP);
     struct { double flops_f, flops_rc; } L;
@@ -1127,9 +1158,9 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         int64_t edp_i = pt_strategy_group_size(st, PT_GROUP_EDP), estride = pt_strategy_stride(st, PT_GROUP_EDP);
         if (edp_i > 1) {
             if (st->zero == 0) {
-                e_rs = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * Pexp), edp_i, estride);
+                e_rs = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(gbytes * Pexp), edp_i, estride);
             } else if (st->zero <= 2) {
-                e_rs = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(4.0 * Pexp), edp_i, estride);
+                e_rs = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(gbytes * Pexp), edp_i, estride);
                 e_ag = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pexp), edp_i, estride);
             } else { /* per micro-batch: gather twice, reduce-scatter once */
                 e_rs = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pexp), edp_i, estride);
@@ -1142,9 +1173,9 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         double nb = lpst < 1 ? 1 : lpst;           /* roughly one bucket per layer */
         if (st->zero <= 2) {
             if (st->zero == 0) {
-                grad_t = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * Pst), ndp_i, dp_stride);
+                grad_t = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(gbytes * Pst), ndp_i, dp_stride);
             } else {
-                grad_t = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(4.0 * Pst), ndp_i, dp_stride);
+                grad_t = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(gbytes * Pst), ndp_i, dp_stride);
                 ag_t = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
             }
             grad_t += e_rs; /* the experts' own group, after the dense part */

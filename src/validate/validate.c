@@ -30,6 +30,7 @@
 #include "cost/graph_cost.h"
 #include "hw/gpus.h"
 #include "workload/graph.h"
+#include "workload/model.h"
 #include "base/base.h"
 #include "base/csv.h"
 
@@ -90,10 +91,136 @@ static void add_assumed(pt_vrow *r, const char *what)
     snprintf(r->assumed + n, sizeof r->assumed - n, "%s%s", n ? "; " : "", what);
 }
 
+/* ---- the row's model: the catalog (data/models.json) by name -------------
+ * A row names its model ("Llama 3.1 70B", "LLAMA2-13B (SFT)", "DeepSeek V3
+ * 671B") and gives its shape in columns, some of them blank.  The catalog
+ * holds the Hugging Face configs, so it knows what the columns cannot say:
+ * the architecture (SwiGLU or GELU, RMSNorm or LayerNorm, rotary or learned
+ * positions, tied or not, biases, dropout), the vocabulary, and for a
+ * mixture of experts the expert layout.  A row's name is compared with the
+ * catalog's by key: lower-case letters and digits only, up to the first
+ * '(' ("Llama 3.1 405B" -> llama31405b = llama3.1-405b's key).  A catalog
+ * model's family is its key up to the size (llama3.1-405b: llama31;
+ * llama3-8b: llama3; qwen3-30b-a3b: qwen3; gpt-oss-120b: gptoss).
+ *  - by name: the row's key is a catalog key, or starts with one
+ *    ("DeepSeek V3 671B" -> deepseek-v3), or (blank shape) is in a family
+ *    and names a size only one of its models has ("Qwen3 MoE 30B" ->
+ *    qwen3-30b-a3b): the catalog model whole, where the row's shape
+ *    columns agree with it or are blank;
+ *  - by family: the row's key starts with a family and the row gives its
+ *    shape ("LLAMA2-13B" -> llama2): the family's architecture and
+ *    vocabulary, preferring the member whose shape the row's equals
+ *    ("Llama 3.1 8B" -> llama3-8b), with the row's own shape.
+ * A row with blank shape columns and no catalog model by name is not
+ * priced: a shape is never made up.  GPT-2 (Megatron GPT) and MPT entries
+ * are the architecture rows already default to, and are not used. */
+#define VCAT_MAX 64
+typedef struct vcat {
+    int n;
+    pt_model m[VCAT_MAX];
+    char key[VCAT_MAX][64], fam[VCAT_MAX][64];
+} vcat;
+
+/* Lower-case letters and digits of s up to the first '(' (or, with
+ * stop_dash, the first '-' before a digit: the size). */
+static void name_key(const char *s, int stop_dash, char *out, size_t n)
+{
+    size_t k = 0;
+    for (; *s && *s != '(' && !(stop_dash && *s == '-' && isdigit((unsigned char)s[1])) && k + 1 < n; s++)
+        if (isalnum((unsigned char)*s)) out[k++] = (char)tolower((unsigned char)*s);
+    out[k] = '\0';
+}
+
+static void catalog_load(vcat *k)
+{
+    pt_diag d;
+    int n = 0, kept = 0;
+    if (pt_model_catalog_read(k->m, VCAT_MAX, &n, &d) != PT_OK) n = 0;
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(k->m[i].family, "gpt2") || !strcmp(k->m[i].family, "mpt")) continue;
+        k->m[kept] = k->m[i];
+        name_key(k->m[i].name, 0, k->key[kept], sizeof k->key[0]);
+        name_key(k->m[i].name, 1, k->fam[kept], sizeof k->fam[0]);
+        kept++;
+    }
+    k->n = kept;
+}
+
+/* The size token of a key: its last run of digits followed by 'b'
+ * ("qwen3moe30b" -> "30b"); "" if none. */
+static void size_token(const char *key, char *out, size_t n)
+{
+    size_t len = strlen(key);
+    out[0] = '\0';
+    for (size_t i = len; i-- > 0;) {
+        if (key[i] != 'b' || i == 0 || !isdigit((unsigned char)key[i - 1])) continue;
+        {
+            size_t j = i;
+            while (j > 0 && isdigit((unsigned char)key[j - 1])) j--;
+            if (i + 1 - j < n) {
+                memcpy(out, key + j, i + 1 - j);
+                out[i + 1 - j] = '\0';
+            }
+            return;
+        }
+    }
+}
+
+/* Whether key holds the size token sz as a whole number ("120b" holds
+ * "120b", not "20b"). */
+static int has_size(const char *key, const char *sz)
+{
+    for (const char *p = strstr(key, sz); p; p = strstr(p + 1, sz))
+        if (p == key || !isdigit((unsigned char)p[-1])) return 1;
+    return 0;
+}
+
+/* Shape columns a row gives (0: blank): layers, hidden, heads, kv_heads, ffn. */
+static int shape_agrees(const pt_model *m, const int64_t sh[5])
+{
+    return (!sh[0] || sh[0] == m->layers) && (!sh[1] || sh[1] == m->hidden) &&
+           (!sh[2] || sh[2] == m->heads) && (!sh[3] || sh[3] == m->kv_heads) &&
+           (!sh[4] || sh[4] == m->ffn);
+}
+
+/* The catalog model for a row: its index, *by_name 1 when matched by name
+ * (the model whole), 0 by family (architecture and vocabulary only); -1
+ * none. */
+static int catalog_match(const vcat *k, const char *model, const int64_t sh[5], int *by_name)
+{
+    char key[64], sz[16];
+    int best = -1, best_shape = 0, by_size = -1, sized = 0;
+    size_t best_len = 0;
+    name_key(model, 0, key, sizeof key);
+    size_token(key, sz, sizeof sz);
+    *by_name = 1;
+    for (int i = 0; i < k->n; i++)
+        if (!strcmp(key, k->key[i])) return i;
+    for (int i = 0; i < k->n; i++)
+        if (k->key[i][0] && !strncmp(key, k->key[i], strlen(k->key[i]))) return i;
+    for (int i = 0; i < k->n; i++) {
+        size_t fl = strlen(k->fam[i]);
+        int same;
+        if (!fl || strncmp(key, k->fam[i], fl)) continue;
+        if (sz[0] && has_size(k->key[i] + fl, sz)) by_size = by_size == -1 ? i : -2, sized++;
+        same = shape_agrees(&k->m[i], sh);
+        if (best < 0 || (same && !best_shape) || (same == best_shape && fl > best_len)) {
+            best = i;
+            best_shape = same;
+            best_len = fl;
+        }
+    }
+    if (by_size >= 0 && sized == 1 && !sh[0] && !sh[1] && !sh[2]) return by_size;
+    *by_name = 0;
+    return best;
+}
+
 /* Catalog clusters per gpu string, parsed once per CSV. */
 typedef struct vcache {
     int n;
     struct { char gpu[64]; pt_cluster c; int ok; } e[8];
+    vcat cat; /* the model catalog, loaded on the first row that needs it */
+    int cat_loaded;
 } vcache;
 
 static int build_cluster(vcache *vc, const char *gpu, int64_t n, const pt_vcalib *k, pt_cluster *c,
@@ -153,6 +280,68 @@ have:
     return 1;
 }
 
+/* Offset of the first case-insensitive occurrence of needle in hay, or -1. */
+static long find_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++) {
+        size_t i = 0;
+        while (i < n && p[i] && tolower((unsigned char)p[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return (long)(p - hay);
+    }
+    return -1;
+}
+
+/* A row's precision: the first of fp8, float8, bf16 and fp16 its notes name
+ * (a note states the run's precision before it mentions any other: "bf16;
+ * source MFU 39.3% (... fp8 runs given as range)", "optimizations: None
+ * (bf16); ... float8 MFU ..."); "bf16+fp8" (FlagPerf: bf16 with fp8 GEMMs)
+ * and mxfp8 are fp8 runs; none named: bf16. */
+static pt_dtype row_dtype(const char *notes)
+{
+    static const struct { const char *word; pt_dtype t; } w[] = {
+        {"fp8", PT_FP8}, {"float8", PT_FP8}, {"bf16+fp8", PT_FP8}, {"bf16", PT_BF16}, {"fp16", PT_FP16}};
+    long best = -1;
+    pt_dtype t = PT_BF16;
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        long at = find_ci(notes, w[i].word);
+        if (at >= 0 && (best < 0 || at < best)) best = at, t = w[i].t;
+    }
+    return t;
+}
+
+/* Pipeline stages of a model whose layers pp*vpp does not divide:
+ * Megatron-Core's --account-for-embedding-in-pipeline-split and
+ * --account-for-loss-in-pipeline-split (transformer_config.py) count the
+ * embedding and the loss as one layer each, so Llama 3.1 405B's 126 layers
+ * run as 128 slots: with pp=8 the first and last stages hold 15 layers, the
+ * others 16 (MLPerf's and NeMo's 405B recipes are laid out so; torchtitan's
+ * 405B at pp=8 splits the same 126 into 15 + 6 x 16 + 15).  With vpp = 1
+ * that is pp_first = pp_last = (L+2)/pp - 1; interleaved (vpp > 1; the
+ * first and last virtual stages one layer short) the cost model prices
+ * L/pp layers per rank and *split_check says to check the strategy against
+ * the L+2 slots.  Where the slots do not divide either, a MoE model takes
+ * the uneven layout pt_strategy_resolve gives it. */
+static void pipeline_layout(const pt_model *m, pt_strategy *st, int *split_check)
+{
+    int64_t slots = m->layers + 2, chunks = (int64_t)st->pp * st->vpp;
+    *split_check = 0;
+    if (st->pp < 2 || m->layers % chunks == 0) return;
+    if (slots % chunks) {
+        /* a MoE model (DeepSeek-V3's 61 layers over pp = 4): the uneven
+         * layout pt_strategy_resolve gives it */
+        int f, l;
+        if (st->vpp == 1 && m->experts > 0 && pt_strategy_moe_layout(m, st->pp, &f, &l))
+            st->pp_first = f, st->pp_last = l;
+        return;
+    }
+    if (st->vpp == 1) {
+        st->pp_first = st->pp_last = (int)(slots / st->pp - 1);
+    } else {
+        *split_check = 1;
+    }
+}
+
 static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r)
 {
     pt_model m;
@@ -166,6 +355,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
     int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml");
+    int ci = -1, by_name = 0, whole = 0, split_check = 0;
+    pt_status rc;
+    const pt_model *cat = NULL;
     char *end;
 
     r->measured = strtod(f[C_VALUE], &end);
@@ -187,18 +379,41 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (num(f[C_MOE], &moe) < 0) return skip(r, "moe_experts is not a whole number");
     if (moe > 1 && (num(f[C_TOPK], &topk) <= 0 || topk > moe))
         return skip(r, "moe_topk not given, or more than moe_experts");
-    if (num(f[C_EP], &ep) <= 0) ep = 1;
-    if (num(f[C_LAYERS], &layers) <= 0 || num(f[C_HIDDEN], &hidden) <= 0 ||
-        num(f[C_HEADS], &heads) <= 0 || num(f[C_SEQ], &seq) <= 0)
-        return skip(r, "model shape incomplete (layers, hidden, heads, seq_len)");
+    if (num(f[C_EP], &ep) <= 0) {
+        /* a blank ep column whose notes give the engine's ep_size (NeMo
+         * AutoModel's GPT-OSS rows: "ep_size 8 (table shows EP -)") */
+        long at = find_ci(notes, "ep_size ");
+        ep = 1;
+        if (at >= 0 && isdigit((unsigned char)notes[at + 8])) {
+            long v = strtol(notes + at + 8, NULL, 10);
+            if (v >= 1 && v <= DEGREE_MAX) ep = v;
+        }
+    }
+    if (num(f[C_SEQ], &seq) <= 0) return skip(r, "model shape incomplete (seq_len)");
+    num(f[C_LAYERS], &layers);
+    num(f[C_HIDDEN], &hidden);
+    num(f[C_HEADS], &heads);
+    num(f[C_KV], &kv);
+    num(f[C_FFN], &ffn);
     if (num(f[C_NGPU], &n) <= 0 || num(f[C_TP], &tp) <= 0 || num(f[C_PP], &pp) <= 0)
         return skip(r, "parallel configuration not given (n_gpus, tp, pp)");
-    if (num(f[C_KV], &kv) <= 0) kv = heads;
-    if (num(f[C_FFN], &ffn) <= 0) ffn = 4 * hidden;
-    if (num(f[C_VOCAB], &vocab) <= 0) {
-        vocab = 51200;
-        add_assumed(r, "vocab 51200");
+    if (!mosaic) {
+        int64_t sh[5];
+        sh[0] = layers, sh[1] = hidden, sh[2] = heads, sh[3] = kv, sh[4] = ffn;
+        if (!vc->cat_loaded) {
+            catalog_load(&vc->cat);
+            vc->cat_loaded = 1;
+        }
+        ci = catalog_match(&vc->cat, f[C_MODEL], sh, &by_name);
+        if (ci >= 0 && !(layers && hidden && heads) && !(by_name && shape_agrees(&vc->cat.m[ci], sh)))
+            ci = -1;
+        if (ci >= 0) {
+            cat = &vc->cat.m[ci];
+            whole = by_name && shape_agrees(cat, sh) && (moe <= 1 || (moe == cat->experts && topk == cat->topk));
+        }
     }
+    if (!whole && (layers <= 0 || hidden <= 0 || heads <= 0))
+        return skip(r, "model shape incomplete (layers, hidden, heads) and no catalog model of that name");
     if (num(f[C_CP], &cp) <= 0) cp = 1;
     if (num(f[C_VPP], &vpp) <= 0) vpp = 1;
     if (num(f[C_ZERO], &zero) <= 0) zero = 0;
@@ -209,38 +424,92 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     }
     num(f[C_GBS], &gbs);
 
-    memset(&m, 0, sizeof m);
+    if (whole) {
+        /* the catalog model itself; the row's vocab where it gives one */
+        m = *cat;
+        if (num(f[C_VOCAB], &vocab) > 0) m.vocab = vocab;
+    } else if (cat) {
+        /* the family's architecture and vocabulary, the row's shape */
+        memset(&m, 0, sizeof m);
+        pt_strlcpy(m.family, cat->family, sizeof m.family);
+        m.gated_mlp = cat->gated_mlp;
+        m.act = cat->act;
+        m.tied_embeddings = cat->tied_embeddings;
+        m.learned_pos = cat->learned_pos;
+        m.linear_bias = cat->linear_bias;
+        m.qkv_bias = cat->qkv_bias;
+        m.norm_bias = cat->norm_bias;
+        m.dropout = cat->dropout;
+        m.rope_theta = cat->rope_theta;
+        m.layers = layers;
+        m.hidden = hidden;
+        m.heads = heads;
+        m.kv_heads = kv > 0 ? kv : heads;
+        m.head_dim = hidden / heads;
+        m.ffn = ffn > 0 ? ffn : 4 * hidden;
+        m.vocab = num(f[C_VOCAB], &vocab) > 0 ? vocab : cat->vocab;
+        m.max_seq = seq;
+    } else {
+        memset(&m, 0, sizeof m);
+        pt_strlcpy(m.family, mosaic ? "mpt" : "gpt2", sizeof m.family);
+        m.layers = layers;
+        m.hidden = hidden;
+        m.heads = heads;
+        m.kv_heads = kv > 0 ? kv : heads;
+        m.head_dim = hidden / heads;
+        m.ffn = ffn > 0 ? ffn : 4 * hidden;
+        if (num(f[C_VOCAB], &vocab) <= 0) {
+            vocab = 51200;
+            add_assumed(r, "vocab 51200");
+        }
+        m.vocab = vocab;
+        m.max_seq = seq;
+        m.act = PT_ACT_GELU;
+        m.tied_embeddings = 1;
+        m.learned_pos = !mosaic;
+        m.linear_bias = !mosaic;
+        m.norm_bias = !mosaic;
+        m.dropout = !mosaic;
+    }
     pt_strlcpy(m.name, f[C_MODEL], sizeof m.name);
-    pt_strlcpy(m.family, mosaic ? "mpt" : "gpt2", sizeof m.family);
-    m.layers = layers;
-    m.hidden = hidden;
-    m.heads = heads;
-    m.kv_heads = kv;
-    m.head_dim = hidden / heads;
-    m.ffn = ffn;
-    m.vocab = vocab;
-    m.max_seq = seq;
-    m.act = PT_ACT_GELU;
-    m.tied_embeddings = 1;
-    m.learned_pos = !mosaic;
-    m.linear_bias = !mosaic;
-    m.norm_bias = !mosaic;
-    m.dropout = !mosaic;
-    if (moe > 1) {
+    if (moe > 1 && !whole) {
         m.experts = moe;
         m.topk = topk;
-        m.moe_ffn = ffn;
+        m.moe_ffn = m.ffn;
     }
+    layers = m.layers;
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
 
     if (!build_cluster(vc, f[C_GPU], n, calib, &c, r)) return;
     memset(&job, 0, sizeof job);
     job.seq_len = seq;
     job.global_batch = gbs;
-    job.dtype = pt_str_has_ci(notes, "fp16") ? PT_FP16 : PT_BF16;
-    job.flash_attention = pt_str_has_ci(notes, "flashattention") || pt_str_has_ci(notes, "flash attention");
+    job.dtype = row_dtype(notes);
+    /* fused attention: where the notes name it, and on every Hopper or
+     * newer device (a device with fp8), whose stacks all run it (Transformer
+     * Engine in Megatron-Core and NeMo, SDPA in torchtitan and AutoModel);
+     * Megatron's 2021-22 A100 runs predate it */
+    job.flash_attention = pt_str_has_ci(notes, "flashattention") || pt_str_has_ci(notes, "flash attention") ||
+                          c.dev.tflops_fp8 > 0;
+    /* the engine: DeepSpeed where the notes name ZeRO (Narayanan Table 2),
+     * PyTorch FSDP for llm-foundry, torchtitan and NeMo AutoModel (FSDP2),
+     * else Megatron-LM (Megatron-Core, NeMo, MLPerf's NeMo) */
     job.engine = mosaic ? PT_ENGINE_FSDP
-                 : pt_str_has_ci(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED : PT_ENGINE_MEGATRON;
+                 : pt_str_has_ci(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
+                 : pt_str_has_ci(f[C_SOURCE], "torchtitan") || pt_str_has_ci(f[C_SOURCE], "Automodel")
+                     ? PT_ENGINE_FSDP
+                     : PT_ENGINE_MEGATRON;
+    /* AutoModel's benchmarks route with a "fake balanced MoE gate": every
+     * expert gets its even share */
+    if (pt_str_has_ci(notes, "fake balanced")) job.moe_imbalance = 1.0;
+    /* NeMo's pretraining recipes run Megatron-Core's distributed optimizer
+     * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
+     * row that leaves zero_stage blank ran it */
+    if (!f[C_ZERO][0] && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON) zero = 1;
+    /* NeMo's FP8 performance runs reduce gradients in bf16: its performance
+     * scripts set grad_reduce_in_fp32 = False with bf16_with_fp8_mixed()
+     * (NVIDIA/NeMo scripts/performance/llm, e.g. pretrain_gpt3_175b.py) */
+    job.grad_bf16 = job.dtype == PT_FP8 && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON;
 
     memset(&st, 0, sizeof st);
     st.tp = (int)tp;
@@ -248,22 +517,38 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.dp = (int)dp;
     st.cp = (int)cp;
     st.ep = (int)ep;
+    /* Megatron-Core's --expert-tensor-parallel-size where the notes give it
+     * ("ETP 1": the moe_recipes carve the expert grid from ranks other than
+     * the attention's tp group), else tp (Megatron-Core's default) */
     st.etp = (int)tp;
+    {
+        long at = find_ci(notes, "ETP ");
+        if (at >= 0 && isdigit((unsigned char)notes[at + 4])) {
+            long v = strtol(notes + at + 4, NULL, 10);
+            if (v >= 1 && v <= tp) st.etp = (int)v;
+        }
+    }
     st.vpp = (int)vpp;
     st.mbs = (int)mbs;
     st.gbs = gbs > 0 ? gbs : mbs * dp;
-    st.sp = !strcmp(f[C_SP], "yes") && tp > 1;
+    /* sequence parallelism as the column says; blank on a NeMo row means on:
+     * NeMo's recipes set sequence_parallel with tensor parallelism (and
+     * Megatron-Core requires it for a MoE model with tp > 1) */
+    st.sp = (!strcmp(f[C_SP], "yes") || (!f[C_SP][0] && pt_str_has_ci(f[C_SOURCE], "NeMo"))) && tp > 1;
     st.zero = (int)zero;
-    st.recompute = !strcmp(f[C_RECOMPUTE], "full") ? PT_RC_FULL
-                   : !strcmp(f[C_RECOMPUTE], "selective") ? PT_RC_SELECTIVE : PT_RC_NONE;
+    st.recompute = !strncmp(f[C_RECOMPUTE], "full", 4) ? PT_RC_FULL
+                   : !strncmp(f[C_RECOMPUTE], "selective", 9) ? PT_RC_SELECTIVE : PT_RC_NONE;
     st.schedule = vpp > 1 ? PT_SCHED_INTERLEAVED : PT_SCHED_1F1B;
     st.offload = PT_OFF_NONE;
+    pipeline_layout(&m, &st, &split_check);
     pt_strategy_format(&st, r->strategy, sizeof r->strategy);
     r->model_v = m;
     r->cluster_v = c;
     r->job_v = job;
     r->st_v = st;
-    r->engine_run = job.engine == PT_ENGINE_MEGATRON && !mosaic && layers > 1;
+    /* a layout only the embedding and loss slots make whole (pipeline_layout)
+     * is not one the simulator or the search can lay out */
+    r->engine_run = job.engine == PT_ENGINE_MEGATRON && !mosaic && layers > 1 && !split_check;
 
     if (!strcmp(metric, "layer_fwd_bwd_ms")) {
         double fw, bw;
@@ -284,7 +569,12 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         return;
     }
     if (gbs <= 0) return skip(r, "global_batch not given");
-    if (pt_strategy_check(&st, &m, &c, &job, &d) != PT_OK) {
+    {
+        pt_model slots = m;
+        if (split_check) slots.layers += 2; /* pipeline_layout: the embedding and loss slots */
+        rc = pt_strategy_check(&st, &slots, &c, &job, &d);
+    }
+    if (rc != PT_OK) {
         char why[160] = "strategy invalid: ";
         size_t k = strlen(why);
         pt_strlcpy(why + k, d.msg, sizeof why - k);
@@ -601,6 +891,7 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
     vcache vc;
     memset(out, 0, sizeof *out);
     vc.n = 0;
+    vc.cat_loaded = 0;
     pt_csv_init(&csv, text);
     if ((hdr = pt_csv_next(&csv)) != 1) {
         pt_csv_free(&csv);

@@ -382,16 +382,16 @@ static void list_names(char *buf, size_t n)
 static const char *const entry_keys[] = {"name", "source", "config", NULL};
 static const char *const root_keys[] = {"models", NULL};
 
-pt_status pt_model_builtin(const char *name, pt_model *out, pt_diag *d)
+/* Reads the catalog's entries in one parse: the one named `name` into
+ * out[0] (name non-NULL), or every entry into out[0..max) (name NULL);
+ * *n is how many were read. */
+static pt_status catalog_read(const char *name, pt_model *out, int max, int *n, pt_diag *d)
 {
-    pt_diag local;
     pt_jctx jc;
     json_t *root, *models;
     pt_status st = PT_OK;
     size_t i;
-    int hit = 0;
-    assert(name && out);
-    if (!d) d = &local;
+    *n = 0;
     jc.text = pt_data_models_json;
     jc.file = "data/models.json";
     jc.d = d;
@@ -403,7 +403,7 @@ pt_status pt_model_builtin(const char *name, pt_model *out, pt_diag *d)
         st = pt_jerr(&jc, "models", models, "is not an array");
         goto done;
     }
-    for (i = 0; i < json_array_size(models) && !hit; i++) {
+    for (i = 0; i < json_array_size(models) && *n < max; i++) {
         const json_t *e = json_array_get(models, i);
         char path[64], cpath[80], ename[sizeof out->name];
         snprintf(path, sizeof path, "models[%zu]", i);
@@ -414,25 +414,43 @@ pt_status pt_model_builtin(const char *name, pt_model *out, pt_diag *d)
         if ((st = pt_json_only_keys(&jc, e, path, entry_keys)) != PT_OK) goto done;
         if ((st = pt_json_str(&jc, e, path, "name", 1, ename, sizeof ename, NULL)) != PT_OK)
             goto done;
-        if (strcmp(ename, name) != 0) continue;
-        hit = 1;
+        if (name && strcmp(ename, name) != 0) continue;
         snprintf(cpath, sizeof cpath, "%s.config", path);
         if (!json_is_object(json_object_get(e, "config"))) {
             st = pt_jerr(&jc, cpath, json_object_get(e, "config"), "is not an object");
             goto done;
         }
-        st = pt_hf_read_json(&jc, json_object_get(e, "config"), cpath, out);
-        if (st == PT_OK) pt_strlcpy(out->name, ename, sizeof out->name);
-    }
-    if (!hit) {
-        char list[480];
-        list_names(list, sizeof list);
-        st = pt_diag_set(d, NULL, "model", name, "unknown model \"%s\" (built-in: %s)", name,
-                         list);
+        st = pt_hf_read_json(&jc, json_object_get(e, "config"), cpath, &out[*n]);
+        if (st != PT_OK) goto done;
+        pt_strlcpy(out[*n].name, ename, sizeof out->name);
+        (*n)++;
     }
 done:
     json_decref(root);
     return st;
+}
+
+pt_status pt_model_builtin(const char *name, pt_model *out, pt_diag *d)
+{
+    pt_diag local;
+    pt_status st;
+    int n;
+    assert(name && out);
+    if (!d) d = &local;
+    if ((st = catalog_read(name, out, 1, &n, d)) != PT_OK) return st;
+    if (!n) {
+        char list[480];
+        list_names(list, sizeof list);
+        return pt_diag_set(d, NULL, "model", name, "unknown model \"%s\" (built-in: %s)", name, list);
+    }
+    return PT_OK;
+}
+
+pt_status pt_model_catalog_read(pt_model *out, int max, int *n, pt_diag *d)
+{
+    pt_diag local;
+    assert(out && n && max >= 0);
+    return catalog_read(NULL, out, max, n, d ? d : &local);
 }
 
 pt_status pt_model_load(const char *name_or_path, pt_model *out, pt_diag *d)

@@ -35,4 +35,10 @@
  * untouched and jc->d says why. */
 pt_status pt_hf_read_json(pt_jctx *jc, const json_t *cfg, const char *path, pt_model *out);
 
+/* Every catalog model of data/models.json, in its order, read in one parse
+ * into out[0..max) (each named); *n is how many.  For callers that look
+ * models up by more than the exact name (src/validate matches a runs CSV's
+ * model column against the catalog). */
+pt_status pt_model_catalog_read(pt_model *out, int max, int *n, pt_diag *d);
+
 #endif
