@@ -41,7 +41,7 @@ echo "== speed =="
 # shellcheck disable=SC2086  # OPT and EXTRA_* are word lists, as in the Makefile
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_cost.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_cost.c "$BUILD/libpartita.a" -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_cost"; then
     "$BUILD/bench_cost" "${BENCH_SECONDS:-1}" || { echo "bench: bench_cost failed" >&2; status=1; }
 else
@@ -52,7 +52,7 @@ echo
 # shellcheck disable=SC2086
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_search.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_search.c "$BUILD/libpartita.a" -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_search"; then
     "$BUILD/bench_search" || { echo "bench: bench_search failed" >&2; status=1; }
 else
@@ -63,7 +63,7 @@ echo
 # shellcheck disable=SC2086
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_place.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_place.c "$BUILD/libpartita.a" -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_place"; then
     "$BUILD/bench_place" || { echo "bench: bench_place failed" >&2; status=1; }
 else
