@@ -200,8 +200,11 @@ int cmd_calibrate(int argc, char **argv)
         return cli_fail(st, &d);
     }
     pt_validate_free(&vr);
-    snprintf(src, sizeof src, "partita calibrate: %s on %d rows of %s%s%s", c.name, r.nrows, path,
-             nn ? " and nccl-tests " : "", nn ? nccl[0] : "");
+    snprintf(src, sizeof src, "partita calibrate: %s fitted to %d rows of %s", c.name, r.nrows, path);
+    for (int i = 0; i < nn; i++) {
+        size_t l = strlen(src);
+        snprintf(src + l, sizeof src - l, "%s%s", i ? ", " : "; levels from nccl-tests ", nccl[i]);
+    }
     {
         char *cj = pt_emit_json_text(pt_calib_cluster_json(&r.cluster, src));
         size_t k;

@@ -65,6 +65,7 @@ typedef struct lsq_ctx {
     int k;                    /* fitted coordinates                         */
     double x[PT_CALIB_MAXP];  /* every parameter's value (held ones fixed) */
     pt_status st;             /* the callback's last failure               */
+    size_t max_iter;          /* trust-region iterations per fit          */
     pt_diag *d;
 } lsq_ctx;
 
@@ -149,7 +150,7 @@ static pt_status lsq_run(lsq_ctx *c, gsl_matrix *cov, int *iters)
     for (size_t j = 0; j < k; j++) gsl_vector_set(u, j, log(c->x[c->idx[j]]));
     c->st = PT_OK;
     gs = gsl_multifit_nlinear_init(u, &fdf, w);
-    if (gs == GSL_SUCCESS) gs = gsl_multifit_nlinear_driver(LSQ_MAXITER, LSQ_XTOL, LSQ_GTOL, LSQ_FTOL, NULL, NULL,
+    if (gs == GSL_SUCCESS) gs = gsl_multifit_nlinear_driver(c->max_iter, LSQ_XTOL, LSQ_GTOL, LSQ_FTOL, NULL, NULL,
                                                             &info, w);
     /* running out of iterations or of progress still leaves the best point
      * found; only a failing model is an error */
@@ -248,7 +249,7 @@ done:
 }
 
 pt_status pt_calib_lsq(pt_calib_fn f, void *arg, int n, int p, const pt_calib_param *param, int max_fit,
-                       pt_calib_fit *out, pt_diag *d)
+                       int max_iter, pt_calib_fit *out, pt_diag *d)
 {
     lsq_ctx c;
     gsl_matrix *cov = NULL;
@@ -278,6 +279,7 @@ pt_status pt_calib_lsq(pt_calib_fn f, void *arg, int n, int p, const pt_calib_pa
     }
     memset(&c, 0, sizeof c);
     c.f = f, c.arg = arg, c.n = n, c.p = p, c.d = d;
+    c.max_iter = (size_t)(max_iter > 0 ? max_iter : LSQ_MAXITER);
     for (int j = 0; j < p; j++) c.x[j] = param[j].value;
     if ((st = eval_at(f, arg, n, c.x, out->before, d)) != PT_OK) goto fail;
     out->rms_before = rms(out->before, n);
@@ -501,7 +503,7 @@ pt_status pt_calib_runs_fit(const pt_vresult *vr, const int *use, const pt_clust
         q->candidate = !(held_level && held_level[j]);
     }
     k.vr = vr, k.row = row, k.meas = meas, k.n = n, k.base = *c;
-    st = pt_calib_lsq(runs_resid, &k, n, p, prm, 0, &out->fit, d);
+    st = pt_calib_lsq(runs_resid, &k, n, p, prm, 0, 0, &out->fit, d);
     if (st != PT_OK) {
         free(row), free(meas);
         if (!d->file[0] && file) pt_strlcpy(d->file, file, sizeof d->file);
@@ -811,7 +813,7 @@ pt_status pt_calib_nccl_level(pt_cluster *c, const pt_calib_nccl *t, const char 
     /* above 1 the level's bw_GBps is too low: raised below */
     prm.hi = 1e3;
     prm.candidate = 1;
-    st = pt_calib_lsq(nccl_resid, k, k->n, 1, &prm, 1, &fit, d);
+    st = pt_calib_lsq(nccl_resid, k, k->n, 1, &prm, 1, 0, &fit, d);
     if (st != PT_OK) {
         free(k);
         if (!d->file[0] && file) pt_strlcpy(d->file, file, sizeof d->file);
@@ -959,7 +961,7 @@ pt_status pt_calib_statef_fit(const char *text, const char *file, const char *wo
     /* start where the critical batch is the middle of the batches measured */
     prm[1].value = sqrt(bmin * bmax), prm[1].lo = bmin * 1e-4, prm[1].hi = bmax * 1e4, prm[1].candidate = 1;
     k.b = out->batch, k.e = out->epochs, k.n = out->n;
-    if ((st = pt_calib_lsq(statef_resid, &k, out->n, 2, prm, 0, &out->fit, d)) != PT_OK) goto out;
+    if ((st = pt_calib_lsq(statef_resid, &k, out->n, 2, prm, 0, 0, &out->fit, d)) != PT_OK) goto out;
     out->se.e_min = out->fit.param[0].value;
     out->se.b_noise = out->fit.param[1].value;
     out->se.e_min_se = out->fit.param[0].se;

@@ -111,11 +111,12 @@ typedef struct pt_calib_fit {
 } pt_calib_fit;
 
 /* Fits param[0..p) (p <= PT_CALIB_MAXP) to the n residuals of f as above;
- * max_fit (0 = no limit beyond n) caps how many are fitted.  out owns two
+ * max_fit (0 = no limit beyond n) caps how many are fitted, max_iter (0 =
+ * 200) the trust-region iterations of each fit.  out owns two
  * arrays: pt_calib_fit_free.  Errors: f's, PT_EINPUT when a default is not
  * > 0 and inside its bounds, PT_ENOMEM. */
 pt_status pt_calib_lsq(pt_calib_fn f, void *arg, int n, int p, const pt_calib_param *param, int max_fit,
-                       pt_calib_fit *out, pt_diag *d);
+                       int max_iter, pt_calib_fit *out, pt_diag *d);
 void pt_calib_fit_free(pt_calib_fit *f);
 /* "fitted", "held: the rows barely move it", ... */
 const char *pt_calib_state_text(pt_calib_state s);
