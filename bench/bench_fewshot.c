@@ -43,10 +43,21 @@ static void sort_by_step(group *g)
         }
 }
 
+/* The framework or source of a row, as bench/run.sh's digest groups them:
+ * the source's first word without its "@commit", MLPerf's rounds together,
+ * NeMo's documentation pages as NVIDIA/NeMo. */
 static void first_word(const char *s, char *out, size_t n)
 {
     size_t k = 0;
-    while (s[k] && s[k] != ' ' && k + 1 < n) {
+    if (!strncmp(s, "mlcommons/", 10)) {
+        pt_strlcpy(out, "MLPerf (mlcommons)", n);
+        return;
+    }
+    if (!strncmp(s, "https://docs.nvidia.com/nemo", 28)) {
+        pt_strlcpy(out, "NVIDIA/NeMo", n);
+        return;
+    }
+    while (s[k] && s[k] != ' ' && s[k] != '@' && k + 1 < n) {
         out[k] = s[k];
         k++;
     }
@@ -99,7 +110,7 @@ int main(int argc, char **argv)
            "predict its other rows; mean |step-time error| on those rows (groups of >= %d priced rows)\n",
            MIN_ROWS);
     printf("%-28s %-26s %5s %10s %10s  %s\n", "group (source)", "device", "rows", "zero-shot", "few-shot",
-           "fitted (the rest held)");
+           "fitted; held at a bound (the rest held at defaults)");
     for (int k = 0; k < ng; k++) {
         group *G = &g[k];
         const pt_cluster *big = NULL;
@@ -123,11 +134,17 @@ int main(int argc, char **argv)
             printf("%-28.28s %-26.26s %5d  calibration failed: %s\n", G->key, G->device, G->n, d.msg);
             continue;
         }
-        for (int j = 0; j < r.fit.p; j++)
-            if (r.fit.param[j].state == PT_CALIB_FITTED) {
-                size_t l = strlen(fitted);
-                snprintf(fitted + l, sizeof fitted - l, "%s%s", l ? ", " : "", r.fit.param[j].name);
-            }
+        for (int pass = 0; pass < 2; pass++) {
+            pt_calib_state want = pass ? PT_CALIB_HELD_BOUND : PT_CALIB_FITTED;
+            int first = 1;
+            for (int j = 0; j < r.fit.p; j++)
+                if (r.fit.param[j].state == want) {
+                    size_t l = strlen(fitted);
+                    snprintf(fitted + l, sizeof fitted - l, "%s%s%s", first && pass ? (l ? "; at bound: " : "at bound: ") : "",
+                             first ? "" : ", ", r.fit.param[j].name);
+                    first = 0;
+                }
+        }
         for (int i = 0; i < G->n; i++) {
             const pt_vrow *w = &vr.rows[G->rows[i]];
             double ms, p0, p1;
@@ -137,7 +154,7 @@ int main(int argc, char **argv)
             fs += fabs(p1 / ms - 1.0);
             m++;
         }
-        if (getenv("BENCH_FEWSHOT_VERBOSE")) {
+        if (getenv("BENCH_FEWSHOT_VERBOSE")) { /* the fitted values too */
             for (int q = 0; q < 3; q++) printf("  calibration row: line %d\n", vr.rows[G->rows[pick[q]]].line);
             for (int j = 0; j < r.fit.p; j++)
                 printf("  %-20s %10.4g -> %10.4g  se %.3g  sens %.3f  %s\n", r.fit.param[j].name, r.fit.param[j].def,

@@ -69,7 +69,7 @@ static int nccl_args(int argc, char **argv, const char **files)
 
 static void print_params(const pt_calib_fit *f)
 {
-    printf("%-22s %10s %10s %12s  %s\n", "parameter", "default", "value", "std. error", "");
+    printf("%-22s %10s %10s %12s\n", "parameter", "default", "value", "std. error");
     for (int j = 0; j < f->p; j++) {
         const pt_calib_param *q = &f->param[j];
         char se[40];
