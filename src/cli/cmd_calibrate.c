@@ -110,8 +110,9 @@ static int run_statef(const char *path, const char *text, const char *out, const
     }
     free(csv);
     if (json) {
-        char *t = pt_emit_json_text(pt_calib_statef_json(&s));
-        if (t) fputs(t, stdout), putchar('\n');
+        char *t = NULL;
+        json_t *j = pt_calib_statef_json(&s);
+        if (j && pt_emit_json_finish(j, &t, &d) == PT_OK) fputs(t, stdout);
         free(t);
     } else {
         printf("calibrate: %d rows of %s: %s, %s\n", s.n, path, s.workload, s.target);
@@ -206,18 +207,12 @@ int cmd_calibrate(int argc, char **argv)
         snprintf(src + l, sizeof src - l, "%s%s", i ? ", " : "; levels from nccl-tests ", nccl[i]);
     }
     {
-        char *cj = pt_emit_json_text(pt_calib_cluster_json(&r.cluster, src));
-        size_t k;
-        if (!cj) {
+        char *cj = NULL;
+        json_t *j = pt_calib_cluster_json(&r.cluster, src);
+        if (!j || (st = pt_emit_json_finish(j, &cj, &d)) != PT_OK) {
             pt_calib_runs_free(&r);
             pt_diag_set(&d, out, NULL, NULL, "out of memory");
             return cli_fail(PT_ENOMEM, &d);
-        }
-        /* a file ends in a newline */
-        k = strlen(cj);
-        {
-            char *cj2 = realloc(cj, k + 2);
-            if (cj2) cj = cj2, cj[k] = '\n', cj[k + 1] = '\0';
         }
         rc = cli_output(out, cj);
         free(cj);
@@ -227,8 +222,9 @@ int cmd_calibrate(int argc, char **argv)
         }
     }
     if (json) {
-        char *t = pt_emit_json_text(pt_calib_runs_json(&r, lv, nccl, nn));
-        if (t) fputs(t, stdout), putchar('\n');
+        char *t = NULL;
+        json_t *j = pt_calib_runs_json(&r, lv, nccl, nn);
+        if (j && pt_emit_json_finish(j, &t, &d) == PT_OK) fputs(t, stdout);
         free(t);
     } else {
         printf("calibrate: %d rows of %s on %s (cluster %s)", r.nrows, path, c.dev.name, c.name);
