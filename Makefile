@@ -8,12 +8,12 @@
 CC      ?= cc
 BUILD   ?= build
 PKGS    := jansson cmocka
-DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev pkg-config python3
+DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev libgsl-dev pkg-config python3
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
            -Wmissing-prototypes -Werror
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CFLAGS)
-LDLIBS_ALL = -ljansson -lglpk -lm -lpthread $(EXTRA_LDFLAGS)
+LDLIBS_ALL = -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread $(EXTRA_LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/workload/*.c src/hw/*.c src/cost/*.c \
                              src/strategy/*.c src/plan/*.c src/sim/*.c src/goal/*.c src/validate/*.c \
@@ -40,6 +40,7 @@ all: $(BUILD)/partita $(BUILD)/libpartita.a
 $(BUILD)/.deps:
 	@mkdir -p $(BUILD)
 	@if ! pkg-config --exists $(PKGS) 2>/dev/null || ! test -f /usr/include/glpk.h || \
+	     ! test -f /usr/include/gsl/gsl_multifit_nlinear.h || \
 	     ! command -v python3 >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "partita: installing build dependencies: $(DEBPKGS)"; \

@@ -17,6 +17,12 @@
 #      the HELD-OUT half (odd lines, out of sample), and per source group;
 #      time to train and epochs to target by workload.
 #      Without python3 it prints partita's own summary lines instead.
+#   4. few-shot accuracy: bench/bench_fewshot.c -- for every public group of
+#      training runs in published_runs.csv (one framework on one device, at
+#      least 12 priced rows), `partita calibrate`'s fit on three of its rows
+#      (fastest, median, slowest measured step) predicts the rest; mean
+#      |step-time error| next to the zero-shot error of the same rows.
+#      Never fails: a group that cannot be calibrated says so in the table.
 #
 # Environment: CC, OPT, EXTRA_CFLAGS, EXTRA_LDFLAGS as for make;
 # BENCH_SECONDS (default 1): minimum wall time of each timed loop.
@@ -41,7 +47,7 @@ echo "== speed =="
 # shellcheck disable=SC2086  # OPT and EXTRA_* are word lists, as in the Makefile
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_cost.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_cost.c "$BUILD/libpartita.a" -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_cost"; then
     "$BUILD/bench_cost" "${BENCH_SECONDS:-1}" || { echo "bench: bench_cost failed" >&2; status=1; }
 else
@@ -52,7 +58,7 @@ echo
 # shellcheck disable=SC2086
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_search.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_search.c "$BUILD/libpartita.a" -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_search"; then
     "$BUILD/bench_search" || { echo "bench: bench_search failed" >&2; status=1; }
 else
@@ -63,7 +69,7 @@ echo
 # shellcheck disable=SC2086
 if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
        -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
-       bench/bench_place.c "$BUILD/libpartita.a" -ljansson -lglpk -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       bench/bench_place.c "$BUILD/libpartita.a" -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread ${EXTRA_LDFLAGS:-} \
        -o "$BUILD/bench_place"; then
     "$BUILD/bench_place" || { echo "bench: bench_place failed" >&2; status=1; }
 else
@@ -262,5 +268,18 @@ for k, g in sorted(groups.items()):
 EOF
 else
     echo "(skipped: python3 absent or partita validate failed)"; cat "$TMP/err" 2>/dev/null
+fi
+
+# ---- 4. few-shot: calibrate on three rows of a group, predict the rest ------------
+echo
+echo "== few-shot accuracy: partita calibrate on 3 rows of each public group =="
+# shellcheck disable=SC2086
+if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
+       -Werror $OPT -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc ${EXTRA_CFLAGS:-} \
+       bench/bench_fewshot.c "$BUILD/libpartita.a" -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread ${EXTRA_LDFLAGS:-} \
+       -o "$BUILD/bench_fewshot"; then
+    "$BUILD/bench_fewshot" "$VALID/published_runs.csv" || echo "(few-shot: bench_fewshot could not read the CSV)"
+else
+    echo "(few-shot: bench/bench_fewshot.c does not build)"
 fi
 exit $status

@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale calibrate models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -90,6 +90,8 @@ _partita()
     --trace) _partita_files "$cur" '*.json'; return ;;
     --svg) _partita_files "$cur" '*.svg'; return ;;
     --stat-eff) _partita_files "$cur" '*.csv'; return ;;
+    --nccl) _partita_files "$cur" '*.txt'; return ;;
+    --workload) return ;;
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
         --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | \
@@ -108,6 +110,7 @@ _partita()
               --no-flash-attention --json --simulate --trace --svg --moe-imbalance
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
+    calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
     scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
@@ -137,7 +140,7 @@ _partita()
     scale)
         COMPREPLY=($(compgen -W "$(_partita_names graphs)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
-    validate) _partita_files "$cur" '*.csv' ;;
+    validate | calibrate) _partita_files "$cur" '*.csv' ;;
     esac
 }
 complete -F _partita partita
