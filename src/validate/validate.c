@@ -382,6 +382,21 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
 #define TTT_INIT_V06_S 1.0
 #define TTT_FAIRSEQ_EPOCH_S 2.0
 
+/* The MLPerf round of a row, from its source ("mlcommons/training_results_v0.7:
+ * ..." -> "v0.7"); "" when the source names none. */
+static void row_round(const char *source, char *buf, size_t n)
+{
+    const char *p = strstr(source, "training_results_v");
+    size_t k = 1;
+    buf[0] = 0;
+    if (!p || n < 2) return;
+    p += strlen("training_results_");
+    while (k + 1 < n && (isdigit((unsigned char)p[k]) || (p[k] == '.' && isdigit((unsigned char)p[k + 1])))) k++;
+    if (k < 2) return;
+    memcpy(buf, p, k);
+    buf[k] = 0;
+}
+
 /* The optimizer a row's notes name ("opt=lars"), as ttt.c's recipes do. */
 static const char *row_optimizer(const char *notes)
 {
@@ -445,9 +460,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_goal_overheads ov;
         pt_goal_ttt t;
         int64_t n = 0;
-        int found;
+        int found, cuda_graphs;
         double B, unit = 1.0, meas_epochs, meas_min, per_dev;
-        char *end;
+        char *end, round[16];
+        const char *recipe;
         if (got == 0) break;
         if (got < 0) {
             pt_validate_free(out);
@@ -482,7 +498,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             pt_validate_free(out);
             return PT_EINPUT;
         }
-        if (!found) { skip(r, "accelerator has no device model (V100 rows only)"); continue; }
+        if (!found) { skip(r, "accelerator not in the catalog (data/gpus.json, table time_to_train)"); continue; }
         if (strncmp(f[T_SOURCE], "mlcommons", 9)) { skip(r, "not an MLPerf run (system and batch not given)"); continue; }
         if (num(f[T_N], &n) <= 0 || n < 1 || !f[T_GBS][0]) { skip(r, "n_accel or global_batch not given"); continue; }
         B = strtod(f[T_GBS], &end) / unit;
@@ -503,6 +519,12 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             skip(r, "device count is not whole nodes");
             continue;
         }
+        /* the layer-graph efficiencies (graph_cost.h), a CUDA-graph step from
+         * v1.0 on, then a calibration's */
+        pt_graph_device(&c.dev, &c.dev);
+        row_round(f[T_SOURCE], round, sizeof round);
+        cuda_graphs = round[0] && strcmp(round, "v0.5") && strcmp(round, "v0.6");
+        if (cuda_graphs) c.dev.kernel_us = PT_GRAPH_CUDA_GRAPH_KERNEL_US;
         if (calib) {
             c.dev.gemm_eff = calib->gemm_eff;
             c.dev.gemm_half_GFLOP = calib->gemm_half_GFLOP;
@@ -511,8 +533,8 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             for (int j = 0; j < c.nlevels; j++) c.level[j].efficiency = calib->level_eff[j];
         }
         r->cluster_v = c; /* the device the row is priced on (tools/fit.c selects by it) */
-        pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]),
-                              strstr(f[T_SOURCE], "v0.5") ? "v0.5" : "v0.6", &se);
+        pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]), round, &se);
+        recipe = pt_statef_recipe(graph, f[T_TARGET], row_optimizer(f[T_NOTES]), round);
         pt_ttt_eval_builtin(graph, &ev);
         per_dev = B / (double)n;
         memset(&impl, 0, sizeof impl);
@@ -521,9 +543,13 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             if (!strcmp(graph, "resnet-50") && n > c.level[0].size) impl.cycle_s = 0.005;
             if (!strcmp(graph, "transformer-big")) impl.after_backward = 1;
         }
+        if (cuda_graphs && !strcmp(graph, "resnet-50")) {
+            impl.fused_bn_relu = 1;
+            impl.after_backward = !strcmp(round, "v0.7");
+        }
         pt_graph_step_dp(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &impl, &gc);
-        snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device", graph,
-                 (long long)n, c.dev.name, gm.cluster, B, per_dev);
+        snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device; recipe %s",
+                 graph, (long long)n, c.dev.name, gm.cluster, B, per_dev, recipe ? recipe : "-");
         ov.fixed_s = strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S;
         ov.per_epoch_s = unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0;
         ov.eval = &ev;
