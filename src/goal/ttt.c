@@ -69,11 +69,12 @@ void pt_statef_residuals(const double *batch, const double *epochs, int n, doubl
 }
 
 /* Statistical efficiency by recipe.  Each (e_min, b_noise) is pt_statef_fit
- * on the MLPerf Training V100 rows of ../shared/data/validation/
- * time_to_train_runs.csv on an even CSV line (odd lines held out), grouped by
- * quality target and optimizer: a recipe is a target, an optimizer and its
- * hyper-parameters, and the epochs a batch needs belong to the recipe, not
- * to the network alone.  (TPU rows are left out: Google's recipes differ,
+ * on the MLPerf Training V100 rows of data/validation/time_to_train_runs.csv
+ * on an even CSV line (odd lines held out), grouped by quality target and
+ * optimizer -- except ResNet-50's later recipes, from MLPerf's reference
+ * convergence points (v1.0+) and one A100 run (v0.7), as each says.  A
+ * recipe is a target, an optimizer and its hyper-parameters, and the epochs
+ * a batch needs belong to the recipe, not to the network alone.  (TPU rows are left out: Google's recipes differ,
  * e.g. GNMT v0.5 reached BLEU 21.8 in 2 epochs at B = 2048 on TPU where
  * NVIDIA's took 3 at B = 1024, which no single E(B) curve can fit.)  Batches
  * are in samples; transformer-big's are sentence pairs, tokens x 0.89 / 28

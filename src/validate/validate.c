@@ -338,11 +338,16 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
 }
 
 /* ---- time-to-train rows (SPEC section 6) ---------------------------------
- * MLPerf Training rows of ResNet-50 v1.5, GNMT and Transformer-big on V100
- * systems (DGX-1: 8 V100 per node; DGX-2/2H: 16; the 2H's 450 W parts clock
- * ~5% higher, DGX-2H datasheet 2.1 vs 2.0 PFLOPS: the "time_to_train" table
- * of data/gpus.json), the global batch split data-parallel over every
- * device.  MLPerf's clock runs from run_start to
+ * MLPerf Training rows of ResNet-50 v1.5, GNMT and Transformer-big on every
+ * accelerator the "time_to_train" table of data/gpus.json maps to a catalog
+ * cluster: V100 systems (DGX-1: 8 V100 per node; DGX-2/2H: 16; the 2H's
+ * 450 W parts clock ~5% higher, DGX-2H datasheet 2.1 vs 2.0 PFLOPS), DGX
+ * A100 (40 and 80 GB), DGX H100/H200, HGX H800, DGX B200 and GB200 NVL72;
+ * TPU, P100, P40 and CPU rows have no catalog device and are skipped.  The
+ * global batch is split data-parallel over every device, each device priced
+ * with the layer-graph efficiencies (src/cost/graph_cost.h,
+ * pt_graph_device: the V100 fit's, on the device's own TFLOPS and
+ * bandwidth).  MLPerf's clock runs from run_start to
  * run_stop, so the predicted time is
  *   init + epochs x (steps per epoch x step time + host per epoch)
  *        + evaluations x evaluation time
@@ -376,7 +381,24 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
  *   KVSTORE="device".  v0.6 sets HOROVOD_CYCLE_TIME=0.1 and 16 groups.
  * - v0.5 fairseq all-reduces after the backward (its fp16_trainer.py
  *   overlaps only with --enable-parallel-backward-allred-opt, which the v0.5
- *   runs do not pass and every v0.6 run does). */
+ *   runs do not pass and every v0.6 run does).
+ * And the newer stacks run it the newer way (the round is the source's
+ * "training_results_vX.Y"):
+ * - v0.7 ResNet-50 (MXNet): CUDA graphs (config_DGXA100_multi_*.sh export
+ *   MXNET_EXPERIMENTAL_ENABLE_CUDA_GRAPH=1), so a kernel costs its launch,
+ *   PT_GRAPH_CUDA_GRAPH_KERNEL_US, not a host dispatch; batch norm fused
+ *   with its ReLU and the residual add with its ReLU (the run's command
+ *   line: --fuse-bn-relu 1 --fuse-bn-add-relu 1); and the gradient
+ *   all-reduce after the backward ("Default is no NCCL and BWD overlap",
+ *   the same configs).
+ * - v1.0 and later: CUDA graphs for every benchmark (NVIDIA, "MLPerf v1.0
+ *   Training Benchmarks: Insights into a Record-Setting NVIDIA
+ *   Performance"), ResNet-50 still fused; the all-reduce overlapped (the
+ *   default).
+ * - v0.7 GNMT and Transformer (PyTorch) keep the v0.6 behaviours.
+ * The epochs come from the row's recipe: its round picks among ResNet-50's
+ * three LARS recipes (v0.6, v0.7, v1.0+; src/goal/ttt.c), and the row's
+ * strategy string names the recipe used. */
 #define TTT_TOKEN_FILL 0.89
 #define TTT_INIT_V05_S 10.0
 #define TTT_INIT_V06_S 1.0
@@ -460,7 +482,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_goal_overheads ov;
         pt_goal_ttt t;
         int64_t n = 0;
-        int found, cuda_graphs;
+        int found, cuda_graphs, v07, modern;
         double B, unit = 1.0, meas_epochs, meas_min, per_dev;
         char *end, round[16];
         const char *recipe;
@@ -523,7 +545,11 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
          * v1.0 on, then a calibration's */
         pt_graph_device(&c.dev, &c.dev);
         row_round(f[T_SOURCE], round, sizeof round);
-        cuda_graphs = round[0] && strcmp(round, "v0.5") && strcmp(round, "v0.6");
+        /* NVIDIA's stacks from v0.7 (ResNet-50's MXNet: CUDA graphs, fused
+         * BN-ReLU) and from v1.0 (every benchmark in CUDA graphs) */
+        v07 = !strcmp(round, "v0.7");
+        modern = round[0] && strcmp(round, "v0.5") && strcmp(round, "v0.6") && !v07;
+        cuda_graphs = modern || (v07 && !strcmp(graph, "resnet-50"));
         if (cuda_graphs) c.dev.kernel_us = PT_GRAPH_CUDA_GRAPH_KERNEL_US;
         if (calib) {
             c.dev.gemm_eff = calib->gemm_eff;
@@ -545,7 +571,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         }
         if (cuda_graphs && !strcmp(graph, "resnet-50")) {
             impl.fused_bn_relu = 1;
-            impl.after_backward = !strcmp(round, "v0.7");
+            impl.after_backward = v07;
         }
         pt_graph_step_dp(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &impl, &gc);
         snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device; recipe %s",
