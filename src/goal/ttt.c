@@ -89,7 +89,7 @@ static const struct {
      * B = 3328, 33280, 59904 images -> 60, 72, 90 epochs.  The v0.6 recipe
      * (step decay, no label smoothing); the later rounds' recipes follow. */
     {"resnet-50", "75.9", "lars", "v0.6",
-     "ResNet-50, LARS to 75.9% top-1, MLPerf v0.6 (fit to 3 V100 runs)", {57.03, 108094.0, 3.14, 17271.0, 3}},
+     "ResNet-50 LARS to 75.9%, MLPerf v0.6 (3 V100 runs)", {57.03, 108094.0, 3.14, 17271.0, 3}},
     /* MLPerf v0.7 (NVIDIA's MXNet recipe: LARS, "pow2" polynomial decay,
      * label smoothing 0.1, 5 warm-up epochs, evaluation every 4 epochs from
      * its command line): one point, the v0.7 DGX A100 run on an even line
@@ -100,7 +100,7 @@ static const struct {
      * and e_min = 41 / (1 + 3264 / 48932).  The same-batch 2-node run
      * (the odd line after it) is held out. */
     {"resnet-50", "75.9", "lars", "v0.7",
-     "ResNet-50, LARS to 75.9% top-1, MLPerf v0.7 (1 A100 run; B_noise of v1.0+)", {38.44, 48932.0, 0, 0, 1}},
+     "ResNet-50 LARS to 75.9%, MLPerf v0.7 (1 A100 run, B_noise of v1.0+)", {38.44, 48932.0, 0, 0, 1}},
     /* MLPerf v1.0 and later: the reference convergence points every closed
      * submission is checked against (mlcommons/logging,
      * mlperf_logging/rcp_checker/training_4.0.0/rcps_resnet.json, "Epochs
@@ -114,28 +114,28 @@ static const struct {
      * 37.7 predicted against 35.2).  This is also the recipe of any later
      * round's row. */
     {"resnet-50", "75.9", "lars", NULL,
-     "ResNet-50, LARS to 75.9% top-1, MLPerf v1.0+ (reference convergence points)", {35.32, 48932.0, 1.53, 3507.0, 5}},
+     "ResNet-50 LARS to 75.9%, MLPerf v1.0+ (reference convergence points)", {35.32, 48932.0, 1.53, 3507.0, 5}},
     /* MLPerf v0.5, momentum SGD to 74.9%; lines 4, 6, 12: B = 2048, 4096,
      * 16640 -> 62, 64, 82 epochs.  The critical batch is 2.6x smaller than
      * with LARS: the v0.5 512-640-GPU runs needed 82 epochs, not 69. */
     {"resnet-50", "74.9", "sgd", NULL,
-     "ResNet-50, momentum SGD to 74.9% top-1, MLPerf v0.5 (fit to 3 V100 runs)", {58.75, 42170.0, 0.54, 1694.0, 3}},
+     "ResNet-50 momentum SGD to 74.9%, MLPerf v0.5 (3 V100 runs)", {58.75, 42170.0, 0.54, 1694.0, 3}},
     /* MLPerf v0.6 GNMT to sacreBLEU 24.0, Adam; lines 32, 34, 38, 40:
      * B = 2048, 2048, 8192, 12288 sentence pairs -> 4, 4, 6, 7 epochs */
     {"gnmt", "24.0", NULL, NULL,
-     "GNMT, Adam to BLEU 24.0, MLPerf v0.6+ (fit to 4 V100 runs)", {3.417, 11450.0, 0.10, 623.0, 4}},
+     "GNMT Adam to BLEU 24.0, MLPerf v0.6+ (4 V100 runs)", {3.417, 11450.0, 0.10, 623.0, 4}},
     /* MLPerf v0.5 GNMT to BLEU 21.8: every V100 row has B = 1024 (3 epochs),
      * so B_noise cannot be fitted; it is the BLEU 24.0 recipe's, an upper
      * bound (the noise scale grows as the loss falls, McCandlish et al. 2018
      * sec. 4), and e_min = 3 / (1 + 1024 / 11450). */
     {"gnmt", "21.8", NULL, NULL,
-     "GNMT, Adam to BLEU 21.8, MLPerf v0.5 (1 batch; B_noise of BLEU 24.0)", {2.754, 11450.0, 0, 0, 2}},
+     "GNMT Adam to BLEU 21.8, MLPerf v0.5 (1 batch, B_noise of 24.0)", {2.754, 11450.0, 0, 0, 2}},
     /* MLPerf Transformer-big to BLEU 25.0, Adam, two recipes.  v0.6 (lr
      * 1.976e-3 at 8 GPUs, warm-up 1000, betas 0.9/0.98 in the logged
      * command lines); lines 46, 48, 52, 54: B = 2604, 4166, 19529, 19529
      * pairs -> 3, 3, 5, 5 epochs. */
     {"transformer-big", "25.0", NULL, "v0.6",
-     "Transformer-big, Adam to BLEU 25.0, MLPerf v0.6+ (fit to 4 V100 runs)", {2.587, 20982.0, 0.084, 1221.0, 4}},
+     "Transformer-big Adam to BLEU 25.0, MLPerf v0.6+ (4 V100 runs)", {2.587, 20982.0, 0.084, 1221.0, 4}},
     /* v0.5 (lr 6.4e-4, warm-up 3000, betas 0.9/0.997) needed 5 epochs at
      * 163,840 tokens where v0.6 needed 3 at 131,072.  It has one even line
      * (44: B = 5208 -> 5 epochs), so only B_noise is fitted, with E_min,
@@ -143,7 +143,7 @@ static const struct {
      * B_noise = 5208 / (5 / 2.587 - 1).  That E_min carries over is an
      * assumption, not a measurement. */
     {"transformer-big", "25.0", NULL, "v0.5",
-     "Transformer-big, Adam to BLEU 25.0, MLPerf v0.5 (1 run; E_min of v0.6)", {2.587, 5585.0, 0, 0, 1}},
+     "Transformer-big Adam to BLEU 25.0, MLPerf v0.5 (1 run, E_min of v0.6)", {2.587, 5585.0, 0, 0, 1}},
     /* Inception-v3 (no MLPerf rows): Szegedy et al. 2016 ("Rethinking the
      * Inception Architecture", sec. 8) trained 100 epochs at 50 replicas x
      * 32 = 1600 images, a fixed budget: E(1600) = 100 is an upper bound on
@@ -152,7 +152,7 @@ static const struct {
      * optimizer family; McCandlish et al. 2018 put ImageNet's critical batch
      * at "tens of thousands").  e_min = 100 / (1 + 1600 / 42170). */
     {"inception-v3", "", NULL, NULL,
-     "Inception-v3, Szegedy et al. 2016 budget (B_noise of ResNet-50 SGD)", {96.34, 42170.0, 0, 0, 1}},
+     "Inception-v3, Szegedy et al. 2016's budget (B_noise of ResNet-50 SGD)", {96.34, 42170.0, 0, 0, 1}},
     /* BigLSTM (no MLPerf rows), a bound and an estimate: the f-lm README
      * (github.com/okuchaiev/f-lm, Kuchaiev & Ginsburg 2017) trains it on one
      * DGX-1 at 128 sequences per GPU (B = 1024 sequences of 20 words) for
@@ -166,7 +166,7 @@ static const struct {
      * Transformers on WebText2, so this is an order of magnitude.
      * e_min = 15.37 / (1 + 1024 / 29400). */
     {"biglstm", "", NULL, NULL,
-     "BigLSTM, f-lm one-week budget (B_noise from Kaplan et al. 2020)", {14.85, 29400.0, 0, 0, 1}},
+     "BigLSTM, f-lm's one-week budget (B_noise from Kaplan et al. 2020)", {14.85, 29400.0, 0, 0, 1}},
 };
 
 /* The recipe of a row: the first entry of the graph that matches target,

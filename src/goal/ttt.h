@@ -75,8 +75,8 @@ int pt_statef_builtin(const char *graph, pt_statef *out);
 int pt_statef_builtin_for(const char *graph, const char *target, const char *optimizer, const char *round,
                           pt_statef *out);
 /* The name of the recipe pt_statef_builtin_for picks for the same
- * arguments, with where its constants come from, e.g. "ResNet-50, LARS to
- * 75.9% top-1, MLPerf v1.0+ (reference convergence points)"; NULL when the
+ * arguments, with where its constants come from, e.g. "ResNet-50 LARS to
+ * 75.9%, MLPerf v1.0+ (reference convergence points)"; NULL when the
  * graph has none.  Static storage. */
 const char *pt_statef_recipe(const char *graph, const char *target, const char *optimizer, const char *round);
 

@@ -574,8 +574,13 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             impl.after_backward = v07;
         }
         pt_graph_step_dp(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &impl, &gc);
-        snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device; recipe %s",
-                 graph, (long long)n, c.dev.name, gm.cluster, B, per_dev, recipe ? recipe : "-");
+        {
+            char buf[sizeof r->strategy + 256];
+            snprintf(buf, sizeof buf, "%s on %lld x %s (%s), batch %.0f, %.1f per device; recipe %s: E_min %.4g, B_noise %.0f",
+                     graph, (long long)n, c.dev.name, gm.cluster, B, per_dev, recipe ? recipe : "-", se.e_min,
+                     se.b_noise);
+            pt_strlcpy(r->strategy, buf, sizeof r->strategy);
+        }
         ov.fixed_s = strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S;
         ov.per_epoch_s = unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0;
         ov.eval = &ev;
