@@ -404,15 +404,17 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
 #define TTT_INIT_V06_S 1.0
 #define TTT_FAIRSEQ_EPOCH_S 2.0
 
-/* The MLPerf round of a row, from its source ("mlcommons/training_results_v0.7:
- * ..." -> "v0.7"); "" when the source names none. */
-static void row_round(const char *source, char *buf, size_t n)
+/* The MLPerf round of a row: from its source ("mlcommons/training_results_v0.7:
+ * ..." -> "v0.7"), else from its system ("MLPerf v3.0 NVIDIA dgxh100" ->
+ * "v3.0"); "" when neither names one. */
+static void row_round(const char *source, const char *system, char *buf, size_t n)
 {
     const char *p = strstr(source, "training_results_v");
     size_t k = 1;
     buf[0] = 0;
+    if (p) p += strlen("training_results_");
+    else if ((p = strstr(system, "MLPerf v")) != NULL) p += strlen("MLPerf ");
     if (!p || n < 2) return;
-    p += strlen("training_results_");
     while (k + 1 < n && (isdigit((unsigned char)p[k]) || (p[k] == '.' && isdigit((unsigned char)p[k + 1])))) k++;
     if (k < 2) return;
     memcpy(buf, p, k);
@@ -520,7 +522,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             pt_validate_free(out);
             return PT_EINPUT;
         }
-        if (!found) { skip(r, "accelerator not in the catalog (data/gpus.json, table time_to_train)"); continue; }
+        if (!found) {
+            skip(r, "accelerator not in the catalog (data/gpus.json, table time_to_train)");
+            continue;
+        }
         if (strncmp(f[T_SOURCE], "mlcommons", 9)) { skip(r, "not an MLPerf run (system and batch not given)"); continue; }
         if (num(f[T_N], &n) <= 0 || n < 1 || !f[T_GBS][0]) { skip(r, "n_accel or global_batch not given"); continue; }
         B = strtod(f[T_GBS], &end) / unit;
@@ -541,10 +546,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             skip(r, "device count is not whole nodes");
             continue;
         }
-        /* the layer-graph efficiencies (graph_cost.h), a CUDA-graph step from
-         * v1.0 on, then a calibration's */
+        /* the layer-graph efficiencies (graph_cost.h), the kernel cost of a
+         * CUDA-graph step, then a calibration's */
         pt_graph_device(&c.dev, &c.dev);
-        row_round(f[T_SOURCE], round, sizeof round);
+        row_round(f[T_SOURCE], f[T_SYSTEM], round, sizeof round);
         /* NVIDIA's stacks from v0.7 (ResNet-50's MXNet: CUDA graphs, fused
          * BN-ReLU) and from v1.0 (every benchmark in CUDA graphs) */
         v07 = !strcmp(round, "v0.7");
@@ -576,9 +581,9 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_graph_step_dp(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &impl, &gc);
         {
             char buf[sizeof r->strategy + 256];
-            snprintf(buf, sizeof buf, "%s on %lld x %s (%s), batch %.0f, %.1f per device; recipe %s: E_min %.4g, B_noise %.0f",
-                     graph, (long long)n, c.dev.name, gm.cluster, B, per_dev, recipe ? recipe : "-", se.e_min,
-                     se.b_noise);
+            snprintf(buf, sizeof buf,
+                     "%s on %lld x %s (%s), batch %.0f, %.1f per device; recipe %s: E_min %.4g, B_noise %.0f", graph,
+                     (long long)n, c.dev.name, gm.cluster, B, per_dev, recipe ? recipe : "-", se.e_min, se.b_noise);
             pt_strlcpy(r->strategy, buf, sizeof r->strategy);
         }
         ov.fixed_s = strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S;

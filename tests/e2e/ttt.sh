@@ -38,16 +38,17 @@ for r in a:
 s = [r for r in j["rows"] if r.get("metric") == "time_to_train_min" and "skipped" in r]
 assert not any("V100 rows only" in r["skipped"] for r in s)
 PY
-# the same ResNet-50 run (MLPerf v3.0 rules, 8 devices, B = 3264) on an A100,
-# an H100 and a GB200 system: each priced on its catalog device with the
-# v1.0+ recipe (35.32 (1 + 3264 / 48932) = 37.68 epochs), faster on the
-# newer part; a TPU row is skipped, saying why
+# the same ResNet-50 run (MLPerf v3.0 rules, 8 devices, B = 3264) on an A100
+# and an H100, and a GB200 NVL72 rack: each priced on its catalog device with
+# the v1.0+ recipe (35.32 (1 + 3264 / 48932) = 37.68 epochs at 3264), faster
+# on the newer part; the GB200 row's source names no log, so its round comes
+# from its system ("MLPerf v4.1"); a TPU row is skipped, saying why
 h='source,workload,target,system,accelerator,n_accel,global_batch,epochs_to_target,steps_to_target,time_to_train_min,notes'
 {
     echo "$h"
     echo 'mlcommons/training_results_v3.0: a,ResNet-50 v1.5 / ImageNet,top-1 75.9%,MLPerf v3.0 NVIDIA dgxa100,NVIDIA A100-SXM4-80GB,8,3264,,,30,opt=lars'
     echo 'mlcommons/training_results_v3.0: h,ResNet-50 v1.5 / ImageNet,top-1 75.9%,MLPerf v3.0 NVIDIA dgxh100,NVIDIA H100-SXM5-80GB,8,3264,,,13.466,opt=lars'
-    echo 'mlcommons/training_results_v4.1: g,ResNet-50 v1.5 / ImageNet,top-1 75.9%,MLPerf v4.1 NVIDIA gb200,NVIDIA GB200,72,9216,,,3,opt=lars'
+    echo 'mlcommons results table (no log path): g,ResNet-50 v1.5 / ImageNet,top-1 75.9%,MLPerf v4.1 NVIDIA gb200,NVIDIA GB200,72,9216,,,3,opt=lars'
     echo 'mlcommons/training_results_v1.0: t,ResNet-50 v1.5 / ImageNet,top-1 75.9%,MLPerf v1.0 Google tpu-v4-128,TPU v4,64,4096,,,10,opt=lars'
 } >"$tmp/new.csv"
 $P validate "$tmp/new.csv" --json >"$tmp/n" 2>"$tmp/err" || bad "validate new-device rows failed: $(cat "$tmp/err")"
