@@ -2,8 +2,8 @@
 # End-to-end `partita validate` on a time-to-train CSV (SPEC section 6): the
 # shipped three MLPerf rows (ResNet-50, GNMT, Transformer-big on DGX-1) are
 # predicted, time to train and epochs each; on the full file (data/validation) every
-# MLPerf V100 row of the three workloads is predicted, and the A100 rows too,
-# each with its round's recipe; rows on H100 and GB200 are priced on their
+# MLPerf V100 row of the three workloads is predicted, and the A100 and H100
+# rows too, each with its round's recipe; rows on H100 and GB200 are priced on their
 # catalog devices, TPU rows are skipped as not in the catalog; `scale` prices
 # a layer graph on an A100 cluster faster than on a V100 one.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -27,7 +27,7 @@ full=data/validation/time_to_train_runs.csv
 import json, sys
 j = json.load(open(sys.argv[1]))
 t = [r for r in j["rows"] if r.get("metric") == "time_to_train_min" and "predicted" in r]
-assert len(t) >= 34, len(t)
+assert len(t) >= 35, len(t)
 # the three MLPerf v0.7 DGX A100 rows (lines 98-100): priced on the A100,
 # ResNet-50 with the v0.7 recipe, each within 25% (the issue's held-back bound)
 a = [r for r in t if "a100-sxm4-40g" in r["strategy"]]
@@ -35,6 +35,9 @@ assert sorted(r["line"] for r in a) == [98, 99, 100], [r["line"] for r in a]
 for r in a:
     assert r["line"] == 100 or "MLPerf v0.7" in r["strategy"], r["strategy"]
     assert abs(r["error"]) < 0.25, (r["line"], r["error"])
+# the MLPerf v3.0 DGX H100 row (line 101) is priced on the H100 with the v1.0+ recipe
+h = [r for r in t if r["line"] == 101]
+assert len(h) == 1 and "h100-sxm-80g" in h[0]["strategy"] and "v1.0+" in h[0]["strategy"], h
 s = [r for r in j["rows"] if r.get("metric") == "time_to_train_min" and "skipped" in r]
 assert not any("V100 rows only" in r["skipped"] for r in s)
 PY
