@@ -15,7 +15,8 @@
 #      step-time and memory errors overall, on the FIT half (even CSV lines,
 #      the rows the efficiency constants are fitted to, see tools/fit.c) and
 #      the HELD-OUT half (odd lines, out of sample), and per source group;
-#      time to train and epochs to target by workload.
+#      time to train and epochs to target by workload and, for time to
+#      train, by accelerator generation (V100, A100, H100, ...).
 #      Without python3 it prints partita's own summary lines instead.
 #   4. few-shot accuracy: bench/bench_fewshot.c -- for every public group of
 #      training runs in published_runs.csv (one framework on one device, at
@@ -197,6 +198,33 @@ if other:
             ms = [r for r in rs if r["model"] == mod]
             n, mean, worst = stats(ms)
             print("      %-22.22s all %6.1f%% (%d)  worst %6.1f%%  held out %s" % (mod, mean, n, worst, held(ms)))
+    # time to train by accelerator generation (the time-to-train CSV's
+    # accelerator column, joined by line number), with the rows of each
+    # generation that validate skipped beside
+    import csv as csvmod
+    with open(csv_path, newline="") as f:
+        tl = list(csvmod.reader(f))
+    tcol = {k: i for i, k in enumerate(tl[0])} if tl else {}
+    if "accelerator" in tcol:
+        def gen(line):
+            f = tl[line - 1] if 0 < line <= len(tl) else []
+            a = f[tcol["accelerator"]].upper() if tcol["accelerator"] < len(f) else ""
+            for g in ("GB300", "GB200", "B300", "B200", "H200", "H800", "H100", "A100", "V100", "P100", "P40", "TPU"):
+                if g in a:
+                    return g
+            return "other"
+        tt = [r for r in other if r["metric"] == "time_to_train_min"]
+        sk = [r for r in skipped if r.get("metric") == "time_to_train_min"]
+        print("  time to train by accelerator generation: mean |error| (rows), held out (odd lines), fit (even):")
+        for g in sorted({gen(r["line"]) for r in tt + sk}):
+            rs = [r for r in tt if gen(r["line"]) == g]
+            ns = sum(1 for r in sk if gen(r["line"]) == g)
+            n, mean, worst = stats(rs)
+            if n:
+                print("    %-8s all %6.1f%% (%d)  worst %6.1f%%  held out %s  skipped %d" % (
+                    g, mean, n, worst, held(rs), ns))
+            else:
+                print("    %-8s not priced, skipped %d" % (g, ns))
 reasons = {}
 for r in skipped:
     reasons[r["skipped"]] = reasons.get(r["skipped"], 0) + 1

@@ -9,6 +9,7 @@
 #include "base/base.h"
 #include "goal/ttt.h"
 #include "cost/graph_cost.h"
+#include "hw/gpus.h"
 #include "plan/search.h"
 #include "workload/graph.h"
 
@@ -358,6 +359,213 @@ static void test_search_objective(void **state)
     pt_search_free(&ttt);
 }
 
+/* The recipe a row gets, by round: ResNet-50 LARS to 75.9% is three recipes.
+ * v0.6: 57.03 (1 + B / 108094); v0.7: 38.44 (1 + B / 48932), at B = 3264
+ * 38.44 x 1.066705 = 41.004 (the one v0.7 A100 run it was set from: 41);
+ * v1.0 and every later round: the MLPerf reference convergence points'
+ * fit, 35.32 (1 + B / 48932).  Against the RCP means it was not fitted to
+ * (rcps_resnet.json, training_4.0.0): B = 8192 -> 41.23 vs 42.0, B = 67840
+ * -> 84.29 vs 85.86 (within 2%).  A row whose notes name an optimizer the
+ * table lacks for that round still gets its round's recipe. */
+static void test_statef_rounds(void **state)
+{
+    pt_statef s;
+    const char *name;
+    (void)state;
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 75.9%", "lars", "v0.6", &s), 1);
+    assert_true(s.e_min == 57.03 && s.b_noise == 108094.0);
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 75.9%", "lars", "v0.7", &s), 1);
+    th_near_rel(pt_statef_epochs(&s, 3264.0), 41.004, 1e-4, "v0.7 recipe at its A100 run");
+    assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 75.9%", "sgd", "v0.7", &s), 1);
+    assert_true(s.e_min == 38.44);
+    for (int i = 0; i < 3; i++) {
+        static const char *const rounds[] = {"v1.0", "v3.1", "v4.0"};
+        assert_int_equal(pt_statef_builtin_for("resnet-50", "top-1 75.9%", "lars", rounds[i], &s), 1);
+        assert_true(s.e_min == 35.32 && s.b_noise == 48932.0);
+    }
+    th_near_rel(pt_statef_epochs(&s, 8192.0), 42.0, 0.02, "RCP B = 8192, held out");
+    th_near_rel(pt_statef_epochs(&s, 67840.0), 85.857, 0.02, "RCP B = 67840, held out");
+    name = pt_statef_recipe("resnet-50", "top-1 75.9%", "lars", "v4.0");
+    assert_non_null(name);
+    assert_non_null(strstr(name, "reference convergence points"));
+    name = pt_statef_recipe("resnet-50", "top-1 74.9%", "sgd", "v0.5");
+    assert_non_null(name);
+    assert_non_null(strstr(name, "momentum SGD"));
+    assert_null(pt_statef_recipe("no-such-graph", NULL, NULL, NULL));
+    /* a v0.7 Transformer row (no v0.7 entry) gets the graph's first: v0.6 */
+    assert_int_equal(pt_statef_builtin_for("transformer-big", "BLEU 25.0", "adam", "v0.7", &s), 1);
+    assert_true(s.b_noise == 20982.0);
+}
+
+/* The fit's inputs for `partita calibrate`, by hand: e_min 35.32, b_noise
+ * 48932.  B = 3264: 35.32 (1 + 0.0667048) = 37.6760; B = 65536: 35.32 (1 +
+ * 1.3393280) = 82.6251.  Against measured 35.2 and 84.5 (the RCP means) the
+ * log residuals are ln(37.6760 / 35.2) = +0.067976 and ln(82.6251 / 84.5) =
+ * -0.022438.  The Jacobian in ttt.h, against central differences. */
+static void test_statef_predict(void **state)
+{
+    const double B[2] = {3264.0, 65536.0}, E[2] = {35.2, 84.5};
+    double p[2], r[2], rp[2], rm[2];
+    (void)state;
+    pt_statef_predict(B, 2, 35.32, 48932.0, p);
+    th_near_rel(p[0], 37.67601, 1e-5, "epochs at 3264");
+    th_near_rel(p[1], 82.62507, 1e-5, "epochs at 65536");
+    pt_statef_residuals(B, E, 2, 35.32, 48932.0, r);
+    th_near_rel(r[0], 0.067976, 1e-4, "log residual at 3264");
+    th_near_rel(r[1], -0.022438, 1e-3, "log residual at 65536");
+    for (int i = 0; i < 2; i++) {
+        double h = 1e-3, de, db;
+        pt_statef_residuals(B, E, 2, 35.32 + h, 48932.0, rp);
+        pt_statef_residuals(B, E, 2, 35.32 - h, 48932.0, rm);
+        de = (rp[i] - rm[i]) / (2 * h);
+        th_near_rel(de, 1.0 / 35.32, 1e-6, "d resid / d e_min");
+        h = 1.0;
+        pt_statef_residuals(B, E, 2, 35.32, 48932.0 + h, rp);
+        pt_statef_residuals(B, E, 2, 35.32, 48932.0 - h, rm);
+        db = (rp[i] - rm[i]) / (2 * h);
+        th_near_rel(db, -(B[i] / (48932.0 * 48932.0)) / (1.0 + B[i] / 48932.0), 1e-5, "d resid / d b_noise");
+    }
+    /* n = 0 writes nothing and needs no arrays */
+    pt_statef_predict(NULL, 0, 35.32, 48932.0, NULL);
+}
+
+/* Every catalog device prices layer graphs: a V100 keeps its own constants
+ * (fitted on layer graphs); any other device gets the V100's four
+ * layer-graph efficiencies with its own peak and bandwidth.  By hand on
+ * a100-sxm4-40g, one linear layer 1024 -> 1024 on 100,000 samples: F = 2 x
+ * 1e5 x 1024 x 1024 = 2.097e11 FLOP at gemm_eff F / (F + gemm_half) of 312
+ * TFLOPS; its 2 x (2 x 1.024e8 + 1,048,576) bytes at 1555 GB/s x mem_eff are
+ * less; both launches (2 x kernel_us) are less.  Then resnet-50 steps on
+ * every catalog cluster: positive, and faster per sample on a faster device
+ * (A100 over V100, H100 over A100). */
+static void test_graph_device(void **state)
+{
+    const char *text = "{\"name\": \"one\", \"layers\": [{\"name\": \"x\", \"op\": \"input\","
+                       " \"shape\": [1024, 1, 1]}, {\"name\": \"fc\", \"op\": \"linear\", \"out\": 1024}]}";
+    pt_device v100, a100, h100, out;
+    pt_graph g;
+    pt_diag d;
+    double F = 2.0 * 1e5 * 1024.0 * 1024.0, want, mem;
+    double sps[3];
+    static const char *const cl[3] = {"dgx-1-v100", "dgx-a100-40g", "dgx-h100"};
+    (void)state;
+    assert_int_equal(pt_device_builtin(PT_GRAPH_EFF_DEVICE, &v100, &d), PT_OK);
+    assert_int_equal(pt_device_builtin("a100-sxm4-40g", &a100, &d), PT_OK);
+    assert_int_equal(pt_device_builtin("h100-sxm-80g", &h100, &d), PT_OK);
+    assert_int_equal(pt_graph_device(&v100, &out), 0);
+    assert_memory_equal(&out, &v100, sizeof out);
+    assert_int_equal(pt_graph_device(&a100, &out), 1);
+    assert_true(out.gemm_eff == v100.gemm_eff && out.gemm_half_GFLOP == v100.gemm_half_GFLOP &&
+                out.mem_eff == v100.mem_eff && out.kernel_us == v100.kernel_us);
+    assert_true(out.tflops_fp16 == 312.0 && out.memory_bw_GBps == 1555.0 && out.attn_eff == a100.attn_eff);
+    assert_int_equal(pt_graph_parse(text, "one.json", &g, &d), PT_OK);
+    want = F / (312e12 * v100.gemm_eff * F / (F + v100.gemm_half_GFLOP * 1e9));
+    mem = 2.0 * (2.0 * 1e5 * 1024.0 + 1024.0 * 1024.0) / (1555e9 * v100.mem_eff);
+    assert_true(mem < want && 2.0 * v100.kernel_us * 1e-6 < want);
+    th_near_rel(pt_glayer_fwd_s(&g.l[1], &out, PT_FP16, 1e5), want, 1e-12, "A100 linear, layer-graph efficiency");
+    pt_graph_free(&g);
+    /* in place, and a device the catalog left without fitted constants */
+    out = h100;
+    assert_int_equal(pt_graph_device(&out, &out), 1);
+    assert_true(out.kernel_us == v100.kernel_us && out.tflops_fp16 == h100.tflops_fp16);
+    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
+    for (int i = 0; i < pt_cluster_catalog_count(); i++) {
+        pt_cluster c;
+        pt_graph_cost k;
+        assert_int_equal(pt_cluster_builtin(pt_cluster_catalog_name(i), &c, &d), PT_OK);
+        pt_graph_device(&c.dev, &c.dev);
+        pt_graph_step(&g, &c, PT_FP16, 64, &k);
+        if (!(k.step_time_s > 0 && isfinite(k.step_time_s) && k.samples_per_s > 0))
+            fail_msg("resnet-50 on %s: step %g s", c.name, k.step_time_s);
+    }
+    for (int i = 0; i < 3; i++) {
+        pt_cluster c = th_cluster(cl[i], 8);
+        pt_graph_cost k;
+        pt_graph_device(&c.dev, &c.dev);
+        pt_graph_step(&g, &c, PT_FP16, 256, &k);
+        sps[i] = k.samples_per_s;
+    }
+    assert_true(sps[1] > 1.5 * sps[0] && sps[2] > 1.5 * sps[1]);
+    pt_graph_free(&g);
+}
+
+/* Fused batch norm + ReLU (pt_dp_impl.fused_bn_relu), by hand on a device
+ * of 100 TFLOPS at gemm_eff 0.5, 1000 GB/s, no launch cost, one device: a
+ * 3x3 conv 16 -> 16 on 32x32 with batch norm and ReLU streams 8 bytes per
+ * output element, fused 4: the forward saves 4 x 16 x 32 x 32 = 65,536
+ * bytes a sample, at 8 samples 0.524288 us, and the step (forward +
+ * backward, 3x) 1.572864 us.  An add with ReLU saves as much; a conv
+ * without ReLU, nothing. */
+static void test_fused_bn_relu(void **state)
+{
+    const char *text = "{\"name\": \"f\", \"layers\": [{\"name\": \"x\", \"op\": \"input\", \"shape\": [16, 32, 32]},"
+                       " {\"name\": \"c\", \"op\": \"conv\", \"out_channels\": 16, \"kernel\": 3, \"pad\": 1,"
+                       " \"bn\": true, \"relu\": true}]}";
+    const char *text2 = "{\"name\": \"f\", \"layers\": [{\"name\": \"x\", \"op\": \"input\", \"shape\": [16, 32, 32]},"
+                        " {\"name\": \"c\", \"op\": \"conv\", \"out_channels\": 16, \"kernel\": 3, \"pad\": 1,"
+                        " \"bn\": true}, {\"name\": \"a\", \"op\": \"add\", \"in\": [\"x\", \"c\"], \"relu\": true}]}";
+    pt_graph g;
+    pt_cluster c;
+    pt_graph_cost base, fused;
+    pt_dp_impl impl;
+    pt_diag d;
+    (void)state;
+    memset(&c, 0, sizeof c);
+    c.dev.tflops_fp16 = c.dev.tflops_bf16 = 100.0;
+    c.dev.memory_bw_GBps = 1000.0;
+    c.dev.gemm_eff = 0.5;
+    c.dev.mem_eff = 1.0;
+    c.devices = 1;
+    c.nlevels = 1;
+    c.level[0].size = 1;
+    c.level[0].bw_GBps = 100.0;
+    c.level[0].efficiency = 1.0;
+    memset(&impl, 0, sizeof impl);
+    impl.fused_bn_relu = 1;
+    assert_int_equal(pt_graph_parse(text, "f.json", &g, &d), PT_OK);
+    pt_graph_step(&g, &c, PT_FP16, 8, &base);
+    pt_graph_step_dp(&g, &c, PT_FP16, 8, &impl, &fused);
+    th_near_rel(base.compute_s - fused.compute_s, 1.572864e-6, 1e-9, "conv+bn+relu fused");
+    pt_graph_free(&g);
+    assert_int_equal(pt_graph_parse(text2, "f2.json", &g, &d), PT_OK);
+    pt_graph_step(&g, &c, PT_FP16, 8, &base);
+    pt_graph_step_dp(&g, &c, PT_FP16, 8, &impl, &fused);
+    th_near_rel(base.compute_s - fused.compute_s, 1.572864e-6, 1e-9, "add+relu fused, conv+bn alone not");
+    pt_graph_free(&g);
+}
+
+/* The time-to-train CSV's accelerators map to catalog clusters
+ * (data/gpus.json, table time_to_train): the MLPerf names of A100, H100 and
+ * Blackwell parts; GB200 is not taken for B200 (its name contains it); TPU
+ * and P100 are not in the catalog. */
+static void test_ttt_accelerators(void **state)
+{
+    static const struct { const char *accel, *system, *cluster; } tab[] = {
+        {"NVIDIA A100-SXM4-40GB", "MLPerf v0.7 NVIDIA dgxa100_ngc20.06_mxnet", "dgx-a100-40g"},
+        {"NVIDIA A100-SXM4-80GB", "MLPerf v1.0 NVIDIA dgxa100_n8", "dgx-a100-80g"},
+        {"NVIDIA H100-SXM5-80GB", "MLPerf v3.0 NVIDIA dgxh100", "dgx-h100"},
+        {"NVIDIA H200-SXM5-141GB", "MLPerf v4.0 NVIDIA dgxh200", "dgx-h200"},
+        {"NVIDIA B200-SXM-180GB", "MLPerf v5.0 NVIDIA dgxb200", "dgx-b200"},
+        {"NVIDIA GB200", "MLPerf v5.0 NVIDIA gb200_n18", "gb200-nvl72"},
+        {"Tesla V100-SXM3-32GB-H", "MLPerf v0.6 NVIDIA dgx2h_ngc19.05_mxnet", "dgx-2-v100"},
+        {"TPU v3 chip", "MLPerf v0.6 Google tpu-v3-32", NULL},
+        {"Tesla P100", "Facebook Caffe2 cluster (Big Basin)", NULL},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
+        pt_gpu_match m;
+        pt_diag d;
+        int found = -1;
+        assert_int_equal(pt_gpu_lookup("time_to_train", tab[i].accel, tab[i].system, &m, &found, &d), PT_OK);
+        if (!tab[i].cluster) {
+            if (found) fail_msg("%s mapped to %s", tab[i].accel, m.cluster);
+            continue;
+        }
+        if (!found || strcmp(m.cluster, tab[i].cluster))
+            fail_msg("%s: %s, want %s", tab[i].accel, found ? m.cluster : "(none)", tab[i].cluster);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +575,11 @@ int main(void)
         cmocka_unit_test(test_statef_fit),
         cmocka_unit_test(test_time_to_train),
         cmocka_unit_test(test_statef_recipes),
+        cmocka_unit_test(test_statef_rounds),
+        cmocka_unit_test(test_statef_predict),
+        cmocka_unit_test(test_graph_device),
+        cmocka_unit_test(test_fused_bn_relu),
+        cmocka_unit_test(test_ttt_accelerators),
         cmocka_unit_test(test_eval_time),
         cmocka_unit_test(test_dp_impl),
         cmocka_unit_test(test_goal_time_to_train),

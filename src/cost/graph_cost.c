@@ -9,7 +9,37 @@
 #include <math.h>
 #include <string.h>
 
-double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples)
+int pt_graph_device(const pt_device *dev, pt_device *out)
+{
+    pt_device eff;
+    pt_diag d;
+    assert(dev && out);
+    if (out != dev) *out = *dev;
+    if (!strncmp(dev->name, "v100", 4)) return 0;
+    /* the catalog always holds it (tests/test_ttt.c checks); if it did not,
+     * the device keeps its own constants */
+    if (pt_device_builtin(PT_GRAPH_EFF_DEVICE, &eff, &d) != PT_OK) return 0;
+    out->gemm_eff = eff.gemm_eff;
+    out->gemm_half_GFLOP = eff.gemm_half_GFLOP;
+    out->mem_eff = eff.mem_eff;
+    out->kernel_us = eff.kernel_us;
+    return 1;
+}
+
+/* The ReLU bytes a fused kernel saves (pt_dp_impl.fused_bn_relu): a conv
+ * with batch norm and ReLU streams 4 + 4 bytes per output element
+ * (workload/graph.c), fused 4; an add with ReLU 2 (inputs + 1) + 4, fused
+ * 2 (inputs + 1).  Any other layer saves nothing. */
+static double fused_relu_bytes(const pt_glayer *l)
+{
+    double e = (double)l->c * (double)l->h * (double)l->w;
+    if (l->seq || !(e > 0)) return 0;
+    if (l->op == PT_G_CONV && l->mem_bytes >= 8.0 * e) return 4.0 * e;
+    if (l->op == PT_G_ADD && l->mem_bytes >= 2.0 * (l->nin + 1.0) * e + 4.0 * e) return 4.0 * e;
+    return 0;
+}
+
+static double glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples, int fused)
 {
     pt_roofline r;
     double f = 0, ops = 1.0 + l->ngemm;
@@ -18,10 +48,15 @@ double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype,
     for (int k = 0; k < l->ngemm; k++)
         f += l->gserial[k] * l->gbatch[k] *
              pt_roofline_gemm_s(&r, r.peak, l->gm[k] * samples, l->gn[k], l->gk[k], 1.0, 2.0);
-    f += pt_roofline_ew_s(&r, l->mem_bytes * samples);
+    f += pt_roofline_ew_s(&r, (l->mem_bytes - (fused ? fused_relu_bytes(l) : 0.0)) * samples);
     /* a layer is at least as long as its launches (LSTM steps launch each) */
     for (int k = 0; k < l->ngemm; k++) ops += l->gserial[k] - 1.0;
     return pt_roofline_floor_s(&r, f, ops);
+}
+
+double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples)
+{
+    return glayer_fwd_s(l, dev, dtype, samples, 0);
 }
 
 void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
@@ -42,7 +77,7 @@ void pt_graph_step_dp(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, in
     pt_roofline_init(dev, dtype, &r);
     for (int i = 0; i < g->n; i++) {
         const pt_glayer *l = &g->l[i];
-        double f = pt_glayer_fwd_s(l, dev, dtype, b);
+        double f = glayer_fwd_s(l, dev, dtype, b, impl && impl->fused_bn_relu);
         fwd += f;
         bwd += 2.0 * f;
         act += l->act_bytes * b;

@@ -4,6 +4,7 @@
  */
 #include "goal/scale.h"
 #include "base/base.h"
+#include "cost/graph_cost.h"
 #include "plan/search.h"
 
 #include <math.h>
@@ -59,9 +60,12 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
      * all-reduces too.  Each count takes the better of the two. */
     pt_placement (*pl)[NPD] = calloc(PT_SCALE_MAXM, sizeof *pl);
     pt_placement (*pd)[NPD] = calloc(PT_SCALE_MAXM, sizeof *pd);
-    pt_cluster cmax;
+    pt_cluster cmax, cg = *c;
     pt_status st = PT_OK;
     int64_t done = 0, units = 0; /* progress */
+    /* every device prices the graph with the layer-graph efficiencies */
+    pt_graph_device(&c->dev, &cg.dev);
+    c = &cg;
     memset(r, 0, sizeof *r);
     if (!pl || !pd) {
         free(pl), free(pd);

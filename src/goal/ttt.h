@@ -32,6 +32,30 @@ typedef struct pt_statef {
 pt_status pt_statef_fit(const double *batch, const double *epochs, int n, pt_statef *out, pt_diag *d);
 double pt_statef_epochs(const pt_statef *s, double global_batch);
 
+/* ---- the fit's inputs, for a caller's own least squares -----------------
+ * `partita calibrate` (src/validate/calib.c) fits E_min and B_noise to a
+ * user's epochs-to-target runs of one recipe (the time-to-train CSV's
+ * global_batch and epochs_to_target columns) with its nonlinear least
+ * squares; these are the model it fits, the same E(B) as pt_statef_epochs.
+ *
+ * pt_statef_predict: for n global batches batch[i] (samples per step,
+ * e.g. 3264 images), writes the predicted epochs to target
+ *     epochs[i] = e_min (1 + batch[i] / b_noise)
+ * e.g. e_min 35.32, b_noise 48932: B = 3264 -> 37.68, B = 65536 -> 82.63.
+ * Needs e_min > 0, b_noise > 0; n >= 0; epochs has room for n.
+ *
+ * pt_statef_residuals: the same, as residuals on log epochs,
+ *     resid[i] = ln(predicted_i / epochs[i])
+ * (measured epochs[i] > 0): the vector a least-squares solver drives to
+ * zero.  On a log scale a 10% miss weighs the same at 2 epochs as at 80,
+ * so recipes of few epochs (GNMT) and many (ResNet-50) fit alike.  Its
+ * Jacobian, for a solver that wants one:
+ *     d resid / d e_min   = 1 / e_min
+ *     d resid / d b_noise = -(B / b_noise^2) / (1 + B / b_noise). */
+void pt_statef_predict(const double *batch, int n, double e_min, double b_noise, double *epochs);
+void pt_statef_residuals(const double *batch, const double *epochs, int n, double e_min, double b_noise,
+                         double *resid);
+
 /* The statistical-efficiency constants built in for a graph (0 when none):
  * its most recent recipe (e.g. resnet-50: LARS to 75.9% top-1). */
 int pt_statef_builtin(const char *graph, pt_statef *out);
@@ -40,12 +64,21 @@ int pt_statef_builtin(const char *graph, pt_statef *out);
  * the optimizer (LARS keeps large batches efficient where momentum SGD does
  * not, You et al. 2017) and the rest of the hyper-parameters, which for
  * MLPerf rows are the round's (e.g. Transformer v0.5: warm-up 3000, Adam
- * beta2 0.997; v0.6: warm-up 1000, beta2 0.98).  target: a substring of the
- * row's target, e.g. "75.9"; optimizer: "lars", "sgd", "adam"; round:
- * "v0.5", "v0.6"; NULL or "" for any.  Falls back to pt_statef_builtin when
- * no recipe matches. */
+ * beta2 0.997; v0.6: warm-up 1000, beta2 0.98; ResNet-50 v0.7 and v1.0+:
+ * polynomial decay and label smoothing, 35 epochs at B = 3264 where v0.6
+ * needed 60).  target: a substring of the row's target, e.g. "75.9";
+ * optimizer: "lars", "sgd", "adam"; round: "v0.5", "v0.6", "v0.7", "v1.0",
+ * ...; NULL or "" for any.  A recipe of no round serves every round not
+ * listed before it (ResNet-50's v1.0+ entry serves v4.0).  When no recipe
+ * matches all three, the first matching target and round whatever the
+ * optimizer; then the graph's first (pt_statef_builtin). */
 int pt_statef_builtin_for(const char *graph, const char *target, const char *optimizer, const char *round,
                           pt_statef *out);
+/* The name of the recipe pt_statef_builtin_for picks for the same
+ * arguments, with where its constants come from, e.g. "ResNet-50 LARS to
+ * 75.9%, MLPerf v1.0+ (reference convergence points)"; NULL when the
+ * graph has none.  Static storage. */
+const char *pt_statef_recipe(const char *graph, const char *target, const char *optimizer, const char *round);
 
 /* Evaluation inside the timed run (MLPerf's clock runs from run_start to
  * run_stop and includes every evaluation): the eval set goes forward

@@ -628,11 +628,16 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
 }
 
 /* ---- time-to-train rows (SPEC section 6) ---------------------------------
- * MLPerf Training rows of ResNet-50 v1.5, GNMT and Transformer-big on V100
- * systems (DGX-1: 8 V100 per node; DGX-2/2H: 16; the 2H's 450 W parts clock
- * ~5% higher, DGX-2H datasheet 2.1 vs 2.0 PFLOPS: the "time_to_train" table
- * of data/gpus.json), the global batch split data-parallel over every
- * device.  MLPerf's clock runs from run_start to
+ * MLPerf Training rows of ResNet-50 v1.5, GNMT and Transformer-big on every
+ * accelerator the "time_to_train" table of data/gpus.json maps to a catalog
+ * cluster: V100 systems (DGX-1: 8 V100 per node; DGX-2/2H: 16; the 2H's
+ * 450 W parts clock ~5% higher, DGX-2H datasheet 2.1 vs 2.0 PFLOPS), DGX
+ * A100 (40 and 80 GB), DGX H100/H200, HGX H800, DGX B200 and GB200 NVL72;
+ * TPU, P100, P40 and CPU rows have no catalog device and are skipped.  The
+ * global batch is split data-parallel over every device, each device priced
+ * with the layer-graph efficiencies (src/cost/graph_cost.h,
+ * pt_graph_device: the V100 fit's, on the device's own TFLOPS and
+ * bandwidth).  MLPerf's clock runs from run_start to
  * run_stop, so the predicted time is
  *   init + epochs x (steps per epoch x step time + host per epoch)
  *        + evaluations x evaluation time
@@ -666,11 +671,45 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
  *   KVSTORE="device".  v0.6 sets HOROVOD_CYCLE_TIME=0.1 and 16 groups.
  * - v0.5 fairseq all-reduces after the backward (its fp16_trainer.py
  *   overlaps only with --enable-parallel-backward-allred-opt, which the v0.5
- *   runs do not pass and every v0.6 run does). */
+ *   runs do not pass and every v0.6 run does).
+ * And the newer stacks run it the newer way (the round is the source's
+ * "training_results_vX.Y"):
+ * - v0.7 ResNet-50 (MXNet): CUDA graphs (config_DGXA100_multi_*.sh export
+ *   MXNET_EXPERIMENTAL_ENABLE_CUDA_GRAPH=1), so a kernel costs its launch,
+ *   PT_GRAPH_CUDA_GRAPH_KERNEL_US, not a host dispatch; batch norm fused
+ *   with its ReLU and the residual add with its ReLU (the run's command
+ *   line: --fuse-bn-relu 1 --fuse-bn-add-relu 1); and the gradient
+ *   all-reduce after the backward ("Default is no NCCL and BWD overlap",
+ *   the same configs).
+ * - v1.0 and later: CUDA graphs for every benchmark (NVIDIA, "MLPerf v1.0
+ *   Training Benchmarks: Insights into a Record-Setting NVIDIA
+ *   Performance"), ResNet-50 still fused; the all-reduce overlapped (the
+ *   default).
+ * - v0.7 GNMT and Transformer (PyTorch) keep the v0.6 behaviours.
+ * The epochs come from the row's recipe: its round picks among ResNet-50's
+ * three LARS recipes (v0.6, v0.7, v1.0+; src/goal/ttt.c), and the row's
+ * strategy string names the recipe used. */
 #define TTT_TOKEN_FILL 0.89
 #define TTT_INIT_V05_S 10.0
 #define TTT_INIT_V06_S 1.0
 #define TTT_FAIRSEQ_EPOCH_S 2.0
+
+/* The MLPerf round of a row: from its source ("mlcommons/training_results_v0.7:
+ * ..." -> "v0.7"), else from its system ("MLPerf v3.0 NVIDIA dgxh100" ->
+ * "v3.0"); "" when neither names one. */
+static void row_round(const char *source, const char *system, char *buf, size_t n)
+{
+    const char *p = strstr(source, "training_results_v");
+    size_t k = 1;
+    buf[0] = 0;
+    if (p) p += strlen("training_results_");
+    else if ((p = strstr(system, "MLPerf v")) != NULL) p += strlen("MLPerf ");
+    if (!p || n < 2) return;
+    while (k + 1 < n && (isdigit((unsigned char)p[k]) || (p[k] == '.' && isdigit((unsigned char)p[k + 1])))) k++;
+    if (k < 2) return;
+    memcpy(buf, p, k);
+    buf[k] = 0;
+}
 
 /* The optimizer a row's notes name ("opt=lars"), as ttt.c's recipes do. */
 static const char *row_optimizer(const char *notes)
@@ -735,9 +774,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_goal_overheads ov;
         pt_goal_ttt t;
         int64_t n = 0;
-        int found;
+        int found, cuda_graphs, v07, modern;
         double B, unit = 1.0, meas_epochs, meas_min, per_dev;
-        char *end;
+        char *end, round[16];
+        const char *recipe;
         if (got == 0) break;
         if (got < 0) {
             pt_validate_free(out);
@@ -772,7 +812,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             pt_validate_free(out);
             return PT_EINPUT;
         }
-        if (!found) { skip(r, "accelerator has no device model (V100 rows only)"); continue; }
+        if (!found) {
+            skip(r, "accelerator not in the catalog (data/gpus.json, table time_to_train)");
+            continue;
+        }
         if (strncmp(f[T_SOURCE], "mlcommons", 9)) { skip(r, "not an MLPerf run (system and batch not given)"); continue; }
         if (num(f[T_N], &n) <= 0 || n < 1 || !f[T_GBS][0]) { skip(r, "n_accel or global_batch not given"); continue; }
         B = strtod(f[T_GBS], &end) / unit;
@@ -793,6 +836,16 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             skip(r, "device count is not whole nodes");
             continue;
         }
+        /* the layer-graph efficiencies (graph_cost.h), the kernel cost of a
+         * CUDA-graph step, then a calibration's */
+        pt_graph_device(&c.dev, &c.dev);
+        row_round(f[T_SOURCE], f[T_SYSTEM], round, sizeof round);
+        /* NVIDIA's stacks from v0.7 (ResNet-50's MXNet: CUDA graphs, fused
+         * BN-ReLU) and from v1.0 (every benchmark in CUDA graphs) */
+        v07 = !strcmp(round, "v0.7");
+        modern = round[0] && strcmp(round, "v0.5") && strcmp(round, "v0.6") && !v07;
+        cuda_graphs = modern || (v07 && !strcmp(graph, "resnet-50"));
+        if (cuda_graphs) c.dev.kernel_us = PT_GRAPH_CUDA_GRAPH_KERNEL_US;
         if (calib) {
             c.dev.gemm_eff = calib->gemm_eff;
             c.dev.gemm_half_GFLOP = calib->gemm_half_GFLOP;
@@ -801,8 +854,8 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             for (int j = 0; j < c.nlevels; j++) c.level[j].efficiency = calib->level_eff[j];
         }
         r->cluster_v = c; /* the device the row is priced on (tools/fit.c selects by it) */
-        pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]),
-                              strstr(f[T_SOURCE], "v0.5") ? "v0.5" : "v0.6", &se);
+        pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]), round, &se);
+        recipe = pt_statef_recipe(graph, f[T_TARGET], row_optimizer(f[T_NOTES]), round);
         pt_ttt_eval_builtin(graph, &ev);
         per_dev = B / (double)n;
         memset(&impl, 0, sizeof impl);
@@ -811,9 +864,18 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             if (!strcmp(graph, "resnet-50") && n > c.level[0].size) impl.cycle_s = 0.005;
             if (!strcmp(graph, "transformer-big")) impl.after_backward = 1;
         }
+        if (cuda_graphs && !strcmp(graph, "resnet-50")) {
+            impl.fused_bn_relu = 1;
+            impl.after_backward = v07;
+        }
         pt_graph_step_dp(&g, &c, PT_FP16, (int64_t)(per_dev + 0.5), &impl, &gc);
-        snprintf(r->strategy, sizeof r->strategy, "%s on %lld x %s (%s), batch %.0f, %.1f per device", graph,
-                 (long long)n, c.dev.name, gm.cluster, B, per_dev);
+        {
+            char buf[sizeof r->strategy + 256];
+            snprintf(buf, sizeof buf,
+                     "%s on %lld x %s (%s), batch %.0f, %.1f per device; recipe %s: E_min %.4g, B_noise %.0f", graph,
+                     (long long)n, c.dev.name, gm.cluster, B, per_dev, recipe ? recipe : "-", se.e_min, se.b_noise);
+            pt_strlcpy(r->strategy, buf, sizeof r->strategy);
+        }
         ov.fixed_s = strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S;
         ov.per_epoch_s = unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0;
         ov.eval = &ev;
