@@ -49,7 +49,7 @@ for i, (r, z) in enumerate(zip(rows, zero)):
     steps = []
     for c in ("dgx-h100", tmp + "/my.json"):
         out = json.loads(run("eval", cfg, "--cluster", c, "--gpus", r["n_gpus"], "--strategy", st,
-                             "--seq-len", r["seq_len"], "--no-flash-attention", "--json"))
+                             "--seq-len", r["seq_len"], "--json"))
         steps.append(out["step_time_s"])
     assert r["measured_metric"] == "tflops_per_gpu"
     pred = z["predicted"] * steps[0] / steps[1]
