@@ -495,7 +495,7 @@ static void test_graph_device(void **state)
  * output element, fused 4: the forward saves 4 x 16 x 32 x 32 = 65,536
  * bytes a sample, at 8 samples 0.524288 us, and the step (forward +
  * backward, 3x) 1.572864 us.  An add with ReLU saves as much; a conv
- * without ReLU, nothing. */
+ * without ReLU, nothing.  Then the additive kernel gap of a CUDA graph. */
 static void test_fused_bn_relu(void **state)
 {
     const char *text = "{\"name\": \"f\", \"layers\": [{\"name\": \"x\", \"op\": \"input\", \"shape\": [16, 32, 32]},"
@@ -531,6 +531,14 @@ static void test_fused_bn_relu(void **state)
     pt_graph_step(&g, &c, PT_FP16, 8, &base);
     pt_graph_step_dp(&g, &c, PT_FP16, 8, &impl, &fused);
     th_near_rel(base.compute_s - fused.compute_s, 1.572864e-6, 1e-9, "add+relu fused, conv+bn alone not");
+    /* a CUDA-graph step (kernel_gap_us): each kernel's 4 us adds to its
+     * layer's work -- a layer launches 1 + its GEMMs (graph_cost.c): input
+     * 1, conv 2, add 1 -- so the forward grows 4 x 4 us and the step (3x)
+     * 48 us; the device's kernel_us (0 here) stays a floor */
+    memset(&impl, 0, sizeof impl);
+    impl.kernel_gap_us = 4.0;
+    pt_graph_step_dp(&g, &c, PT_FP16, 8, &impl, &fused);
+    th_near_rel(fused.compute_s - base.compute_s, 48e-6, 1e-9, "kernel gap, added");
     pt_graph_free(&g);
 }
 

@@ -39,7 +39,8 @@ static double fused_relu_bytes(const pt_glayer *l)
     return 0;
 }
 
-static double glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples, int fused)
+static double glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples, int fused,
+                           double gap_us)
 {
     pt_roofline r;
     double f = 0, ops = 1.0 + l->ngemm;
@@ -51,12 +52,12 @@ static double glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dt
     f += pt_roofline_ew_s(&r, (l->mem_bytes - (fused ? fused_relu_bytes(l) : 0.0)) * samples);
     /* a layer is at least as long as its launches (LSTM steps launch each) */
     for (int k = 0; k < l->ngemm; k++) ops += l->gserial[k] - 1.0;
-    return pt_roofline_floor_s(&r, f, ops);
+    return pt_roofline_floor_s(&r, f + ops * gap_us * 1e-6, ops);
 }
 
 double pt_glayer_fwd_s(const pt_glayer *l, const pt_device *dev, pt_dtype dtype, double samples)
 {
-    return glayer_fwd_s(l, dev, dtype, samples, 0);
+    return glayer_fwd_s(l, dev, dtype, samples, 0, 0.0);
 }
 
 void pt_graph_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device,
@@ -77,7 +78,7 @@ void pt_graph_step_dp(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, in
     pt_roofline_init(dev, dtype, &r);
     for (int i = 0; i < g->n; i++) {
         const pt_glayer *l = &g->l[i];
-        double f = glayer_fwd_s(l, dev, dtype, b, impl && impl->fused_bn_relu);
+        double f = glayer_fwd_s(l, dev, dtype, b, impl && impl->fused_bn_relu, impl ? impl->kernel_gap_us : 0.0);
         fwd += f;
         bwd += 2.0 * f;
         act += l->act_bytes * b;

@@ -63,6 +63,11 @@ typedef struct pt_dp_impl {
                            BN-add-ReLU: NVIDIA's MLPerf ResNet-50 from v0.7),
                            so the ReLU's own pass over memory, 4 bytes per
                            element, is not made                             */
+    double kernel_gap_us; /* microseconds added to each kernel's work, e.g.
+                           4: in a CUDA graph no host dispatch runs ahead
+                           of the GPU to hide a kernel's launch and drain,
+                           so each follows the last (0: the launch cost is
+                           the device's kernel_us, a floor under a layer)  */
 } pt_dp_impl;
 
 /* pt_graph_step with the gradient exchange of `impl` (NULL: the default). */
@@ -94,7 +99,8 @@ void pt_graph_step_dp(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, in
  * framework's host dispatch (the V100 fit's ~60 us, MXNet and PyTorch
  * eager) but its GPU launch and tail: a few microseconds, the catalog's
  * default for a device without a fitted kernel_us (src/hw/hw.h,
- * PT_DEV_DEFAULT_KERNEL_US). */
+ * PT_DEV_DEFAULT_KERNEL_US).  With nothing on the host to overlap, it adds
+ * to every kernel (pt_dp_impl.kernel_gap_us). */
 #define PT_GRAPH_CUDA_GRAPH_KERNEL_US 4.0
 
 /* The device a layer graph is priced on: *dev itself when its constants were

@@ -676,7 +676,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
  * "training_results_vX.Y"):
  * - v0.7 ResNet-50 (MXNet): CUDA graphs (config_DGXA100_multi_*.sh export
  *   MXNET_EXPERIMENTAL_ENABLE_CUDA_GRAPH=1), so a kernel costs its launch,
- *   PT_GRAPH_CUDA_GRAPH_KERNEL_US, not a host dispatch; batch norm fused
+ *   PT_GRAPH_CUDA_GRAPH_KERNEL_US, added to its work, not a host dispatch; batch norm fused
  *   with its ReLU and the residual add with its ReLU (the run's command
  *   line: --fuse-bn-relu 1 --fuse-bn-add-relu 1); and the gradient
  *   all-reduce after the backward ("Default is no NCCL and BWD overlap",
@@ -864,6 +864,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             if (!strcmp(graph, "resnet-50") && n > c.level[0].size) impl.cycle_s = 0.005;
             if (!strcmp(graph, "transformer-big")) impl.after_backward = 1;
         }
+        if (cuda_graphs) impl.kernel_gap_us = PT_GRAPH_CUDA_GRAPH_KERNEL_US;
         if (cuda_graphs && !strcmp(graph, "resnet-50")) {
             impl.fused_bn_relu = 1;
             impl.after_backward = v07;
