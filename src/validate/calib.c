@@ -412,6 +412,7 @@ static pt_status runs_resid(const double *x, double *r, void *arg, pt_diag *d)
     runs_ctx *k = arg;
     pt_cluster c = k->base;
     apply(&c, x);
+    if (!(k->base.dev.kernel_us > 0)) c.dev.kernel_us = k->base.dev.kernel_us; /* 0: held at 0 */
     for (int i = 0; i < k->n; i++) {
         const pt_vrow *w = &k->vr->rows[k->row[i]];
         pt_cluster rc;
