@@ -271,6 +271,25 @@ static void test_nccl_two_nodes(void **state)
     free(t);
 }
 
+/* A run without data checking (-c 0) prints N/A for #wrong; reduce_scatter
+ * named by the file name. */
+static void test_nccl_unchecked(void **state)
+{
+    pt_calib_nccl *t = malloc(sizeof *t);
+    pt_diag d;
+    (void)state;
+    assert_non_null(t);
+    assert_int_equal(pt_calib_nccl_parse("# nThread 1 nGpus 4\n"
+                                         "  1073741824      67108864     float     sum      -1  4100.0  261.89  196.41    N/A  4090.0  262.53  196.90    N/A\n",
+                                         "logs/reduce_scatter_perf.txt", t, &d),
+                     PT_OK);
+    assert_int_equal(t->op, PT_REDUCESCATTER);
+    assert_int_equal(t->ranks, 4);
+    assert_int_equal(t->nrows, 1);
+    th_near_rel(t->row[0].time_us[1], 4090.0, 1e-12, "in-place time");
+    free(t);
+}
+
 static void nccl_refused(const char *text, const char *field, int line, const char *value)
 {
     pt_calib_nccl *t = malloc(sizeof *t);
@@ -313,6 +332,40 @@ static void test_nccl_refusals(void **state)
     nccl_refused("# nThread 1 nGpus 1\n"
                  "        1024           256     float     sum      -1    20.0    0.05    0.10      0    20.0    0.05    0.10      0\n",
                  "nGpus", 1, NULL);
+}
+
+/* Garbage never crashes the reader (ASan checks the reads): 300 random
+ * texts of table-like words, comment lines and odd bytes each parse or are
+ * refused with a message. */
+static void test_nccl_garbage(void **state)
+{
+    static const char *const words[] = {"#", "# Rank", "# nGpus", "1024", "-1", "sum", "none", "float", "N/A",
+                                        "1e999", "nan", "0", "  ", "\t", "\n", "\r\n", "on", "host", "\xff",
+                                        "# Collective test starting: all_gather_perf", "99999999999999999999"};
+    pt_calib_nccl *t = malloc(sizeof *t);
+    char text[2048];
+    unsigned st = 7u;
+    (void)state;
+    assert_non_null(t);
+    for (int k = 0; k < 300; k++) {
+        size_t n = 0;
+        int m = (int)(noise(&st) * 20 + 40);
+        for (int i = 0; i < m; i++) {
+            const char *w = words[(unsigned)((noise(&st) + 1) * 10.5) % (sizeof words / sizeof words[0])];
+            size_t l = strlen(w);
+            if (n + l + 2 >= sizeof text) break;
+            memcpy(text + n, w, l);
+            n += l;
+            text[n++] = noise(&st) > 0.6 ? '\n' : ' ';
+        }
+        text[n] = '\0';
+        {
+            pt_diag d;
+            memset(&d, 0, sizeof d);
+            if (pt_calib_nccl_parse(text, "g.txt", t, &d) != PT_OK) assert_true(d.msg[0] != '\0');
+        }
+    }
+    free(t);
 }
 
 /* E(B) = 60 (1 + B / 60000) exactly at four batches: E_min and B_noise come
@@ -368,7 +421,9 @@ int main(void)
         cmocka_unit_test(test_bad_default),
         cmocka_unit_test(test_nccl_all_reduce),
         cmocka_unit_test(test_nccl_two_nodes),
+        cmocka_unit_test(test_nccl_unchecked),
         cmocka_unit_test(test_nccl_refusals),
+        cmocka_unit_test(test_nccl_garbage),
         cmocka_unit_test(test_statef),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -412,6 +412,7 @@ static pt_status runs_resid(const double *x, double *r, void *arg, pt_diag *d)
     runs_ctx *k = arg;
     pt_cluster c = k->base;
     apply(&c, x);
+    if (!(k->base.dev.kernel_us > 0)) c.dev.kernel_us = k->base.dev.kernel_us; /* 0: held at 0 */
     for (int i = 0; i < k->n; i++) {
         const pt_vrow *w = &k->vr->rows[k->row[i]];
         pt_cluster rc;
@@ -638,19 +639,26 @@ pt_status pt_calib_nccl_parse(const char *text, const char *file, pt_calib_nccl 
         lineno++;
         while (*p == ' ' || *p == '\t') p++;
         if (*p == '#') {
+            /* the comment line alone, bounded: searches stay inside it */
+            char cl[512];
             const char *s;
-            if ((s = strstr(p, "Collective test starting:")) != NULL && (!eol || s < eol))
+            size_t len = (size_t)((eol ? eol : next) - p);
+            if (len >= sizeof cl) len = sizeof cl - 1;
+            memcpy(cl, p, len);
+            cl[len] = '\0';
+            if ((s = strstr(cl, "Collective test starting:")) != NULL)
                 have_op = op_from_name(s, &out->op, out->collective, sizeof out->collective);
-            else if ((s = strstr(p, "nGpus")) != NULL && (!eol || s < eol))
-                ngpus = atoi(s + 5);
-            else if (!strncmp(p, "#  Rank", 7) || !strncmp(p, "# Rank", 6)) {
-                const char *on = strstr(p, " on ");
+            else if ((s = strstr(cl, "nGpus")) != NULL) {
+                long v = strtol(s + 5, NULL, 10);
+                ngpus = v > 0 && v < 1000000 ? (int)v : 0;
+            } else if (!strncmp(cl, "#  Rank", 7) || !strncmp(cl, "# Rank", 6)) {
+                const char *on = strstr(cl, " on ");
                 nrank++;
-                if (on && (!eol || on < eol)) {
+                if (on) {
                     char h[64];
                     int c2, dup = 0;
                     const char *q = on + 4;
-                    if (word(&q, h, sizeof h, line, &c2)) {
+                    if (word(&q, h, sizeof h, cl, &c2)) {
                         for (int i = 0; i < out->hosts; i++)
                             if (!strcmp(hosts[i], h)) dup = 1;
                         if (!dup && out->hosts < 64) pt_strlcpy(hosts[out->hosts++], h, sizeof hosts[0]);

@@ -62,6 +62,11 @@ if not mean <= 0.08:
     sys.exit(1)
 PY
 
+# plan takes the file too
+$P plan llama3-8b --cluster "$tmp/my.json" --gpus 16 --global-batch 64 --top 1 >"$tmp/p.out" 2>&1 ||
+    bad "plan does not accept the calibrated cluster file: $(cat "$tmp/p.out")"
+grep -q 'dgx-h100-calibrated' "$tmp/p.out" || bad "plan does not name the calibrated cluster: $(cat "$tmp/p.out")"
+
 # --json: the same fit as one object
 $P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/my2.json" --json >"$tmp/j.out" || bad "calibrate --json: exit $?"
 python3 - "$tmp/j.out" <<'PY' || bad "calibrate --json is not the documented object"
@@ -107,6 +112,12 @@ grep -q '^b_noise .* fitted$' "$tmp/t.out" || bad "ttt: b_noise not fitted: $(ca
 [ "$(head -n 1 "$tmp/se.csv")" = "batch,epochs" ] || bad "ttt: the --stat-eff file lacks its header"
 $P scale resnet-50 --cluster dgx-h100 --max-gpus 64 --stat-eff "$tmp/se.csv" >/dev/null 2>&1 ||
     bad "scale does not accept the file calibrate wrote"
+
+# two workloads: --workload chooses; without it, refused
+{ cat "$tmp/ttt.csv"; echo 'me,GNMT / WMT16 En-De,BLEU 24.0,my cluster,H100,8,1024,3.0,,10,'; } >"$tmp/ttt2.csv"
+refused_saying 'choose one with --workload' $P calibrate "$tmp/ttt2.csv" --out "$tmp/x.csv"
+$P calibrate "$tmp/ttt2.csv" --workload ResNet --out "$tmp/se2.csv" >/dev/null 2>&1 || bad "--workload ResNet: exit $?"
+cmp -s "$tmp/se.csv" "$tmp/se2.csv" || bad "--workload ResNet fitted other rows than the ResNet-only CSV"
 
 # bad input: file, line, field and value; exit 2, nothing written
 sed -n '1,2p' "$runs" >"$tmp/bad.csv"

@@ -7,7 +7,7 @@
 # appended as lines 6 and 7: the constants must not move, and each half must
 # say it skipped one H100 row.  --device h100 fits those two instead; --device
 # v100 on tests/data/ttt_small.csv finds the time-to-train rows' V100s.
-# A few Nelder-Mead steps (--iterations 60) keep it quick; the comparison is
+# Few trust-region iterations (--iterations 60) keep it quick; the comparison is
 # exact because the same rows give the same steps.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 F=$BUILD/fit
