@@ -561,7 +561,13 @@ json_t *pt_calib_cluster_json(const pt_cluster *c, const char *source)
     json_object_set_new(tf, "fp8", json_real(v->tflops_fp8));
     json_object_set_new(tf, "tf32", json_real(v->tflops_tf32));
     json_object_set_new(tf, "fp32", json_real(v->tflops_fp32));
+    if (v->tflops_fp4 > 0) json_object_set_new(tf, "fp4", json_real(v->tflops_fp4));
     json_object_set_new(dev, "tflops", tf);
+    /* the constants are now fitted to measured runs of this very device */
+    if (v->generation[0]) {
+        json_object_set_new(dev, "generation", json_string(v->generation));
+        json_object_set_new(dev, "fitted_on", json_string(v->generation));
+    }
     json_object_set_new(dev, "host_bw_GBps", json_real(v->host_bw_GBps));
     json_object_set_new(dev, "gemm_eff", json_real(v->gemm_eff));
     json_object_set_new(dev, "gemm_half_GFLOP", json_real(v->gemm_half_GFLOP));
@@ -580,6 +586,9 @@ json_t *pt_calib_cluster_json(const pt_cluster *c, const char *source)
         json_object_set_new(l, "bw_GBps", json_real(c->level[j].bw_GBps));
         json_object_set_new(l, "latency_us", json_real(c->level[j].latency_us));
         json_object_set_new(l, "efficiency", json_real(c->level[j].efficiency));
+        if (c->level[j].unit > 1) json_object_set_new(l, "unit", json_integer((json_int_t)c->level[j].unit));
+        if (c->level[j].segment > 0)
+            json_object_set_new(l, "segment", json_integer((json_int_t)c->level[j].segment));
         json_array_append_new(lv, l);
     }
     json_object_set_new(root, "levels", lv);

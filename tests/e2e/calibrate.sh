@@ -26,6 +26,13 @@ grep -q '^gemm_eff .* fitted$' "$tmp/cal.out" || bad "gemm_eff not fitted: $(cat
 grep -q '^degrees of freedom: 3 rows - [0-3] fitted' "$tmp/cal.out" || bad "no degrees of freedom: $(cat "$tmp/cal.out")"
 grep -q '^rms log error: before' "$tmp/cal.out" || bad "no residual summary"
 [ -s "$tmp/my.json" ] || bad "no cluster file written"
+# the written device's constants are fitted to runs of its own generation:
+# eval on it carries no "not fitted" note (the catalog's H100 does)
+$P eval llama3-70b --cluster "$tmp/my.json" --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 >"$tmp/ev.out" ||
+    bad "eval --cluster my.json: exit $?"
+grep -q '^note: .*not fitted' "$tmp/ev.out" && bad "a calibrated device is still called unfitted"
+$P eval llama3-70b --cluster dgx-h100 --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 | grep -q '^note: .*not fitted' ||
+    bad "the catalog's H100 note is gone (the check above would check nothing)"
 
 python3 - "$P" "$tmp" <<'PY' || fail=1
 import csv, json, subprocess, sys
