@@ -457,6 +457,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         m.kv_heads = kv > 0 ? kv : heads;
         m.head_dim = hidden / heads;
         m.ffn = ffn > 0 ? ffn : 4 * hidden;
+        if (ffn <= 0) add_assumed(r, "ffn 4h");
         m.vocab = num(f[C_VOCAB], &vocab) > 0 ? vocab : cat->vocab;
         m.max_seq = seq;
     } else {
