@@ -2,20 +2,30 @@
  * validate.c -- published runs against the cost model (see validate.h).
  *
  * Row to job:
- *  - model: Megatron GPT (GELU, biased LayerNorm and linears, learned
- *    positions, tied embeddings, dropout) unless the source is MosaicML's
- *    llm-foundry (MPT: no biases, ALiBi, no dropout);
- *  - precision fp16 when the notes say so, else bf16; flash attention only when
- *    the notes name it (Megatron runs of 2021-22 predate it); the engine is
- *    FSDP for llm-foundry, DeepSpeed where the notes name ZeRO (Narayanan
- *    Table 2's ZeRO-3 rows), else Megatron-LM;
+ *  - model: the catalog model of the row's name or family (data/models.json,
+ *    catalog_match below: architecture, vocabulary, expert layout), else
+ *    Megatron GPT (GELU, biased LayerNorm and linears, learned positions,
+ *    tied embeddings, dropout), or MPT for MosaicML's llm-foundry (no
+ *    biases, ALiBi, no dropout); a row with blank shape columns and no
+ *    catalog model of its name is skipped, never given a shape;
+ *  - precision: the first of fp8/float8/bf16/fp16 the notes name (row_dtype),
+ *    else bf16; fused attention where the notes name it and on every Hopper
+ *    or newer device (Megatron runs of 2021-22 on A100 predate it); the
+ *    engine is FSDP for llm-foundry, torchtitan and NeMo AutoModel,
+ *    DeepSpeed where the notes name ZeRO (Narayanan Table 2's ZeRO-3 rows),
+ *    else Megatron-LM (NeMo and NVIDIA's MLPerf runs included);
  *  - device and nodes from the gpu column by the "training_runs" table of
  *    data/gpus.json (src/hw/gpus.h): DGX-style nodes of 8 (NVLink 300 GB/s,
  *    25 GB/s per GPU across nodes: Selene's 8x200 Gb/s HDR, MosaicML's
  *    1600 Gb/s RoCE per node), DGX H100 nodes for H100 rows;
- *  - empty columns: kv_heads = heads, ffn = 4h, vocab 51200 (GPT-2 BPE padded
- *    as Megatron does), dp = devices/(tp*pp*cp), vpp 1, zero 0 (Megatron's
- *    DDP), recompute none; an empty micro_batch is assumed 1 and said so.
+ *  - empty columns: kv_heads = heads, ffn = 4h, vocab 51200 for a Megatron
+ *    GPT (GPT-2 BPE padded as Megatron does; a catalog model brings its own),
+ *    dp = devices/(tp*pp*cp), vpp 1, zero 0 (Megatron's DDP; 1, the
+ *    distributed optimizer, for NeMo), recompute none, sequence parallelism
+ *    off (on with tp > 1 for NeMo), ep and etp from the notes' "ep_size n"
+ *    and "ETP n" where given; an empty micro_batch is assumed 1 and said so;
+ *  - pipeline layers pp*vpp does not divide: Megatron's embedding and loss
+ *    slots, or a MoE model's uneven layout (pipeline_layout).
  * Metrics: iter_time_s; tflops_per_gpu (with Narayanan's 96*B*s*l*h^2 FLOP
  * count for that paper's rows -- its eq. 3, used for every number it reports --
  * else model FLOPs);
@@ -447,6 +457,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         m.kv_heads = kv > 0 ? kv : heads;
         m.head_dim = hidden / heads;
         m.ffn = ffn > 0 ? ffn : 4 * hidden;
+        if (ffn <= 0) add_assumed(r, "ffn 4h");
         m.vocab = num(f[C_VOCAB], &vocab) > 0 ? vocab : cat->vocab;
         m.max_seq = seq;
     } else {
@@ -508,7 +519,11 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (!f[C_ZERO][0] && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON) zero = 1;
     /* NeMo's FP8 performance runs reduce gradients in bf16: its performance
      * scripts set grad_reduce_in_fp32 = False with bf16_with_fp8_mixed()
-     * (NVIDIA/NeMo scripts/performance/llm, e.g. pretrain_gpt3_175b.py) */
+     * (NVIDIA/NeMo scripts/performance/llm, e.g. pretrain_gpt3_175b.py).
+     * NVIDIA's MLPerf submissions run NeMo (results *_nemo, the source
+     * names them) and are priced the same; their configs are not in the
+     * row, so for them it is inferred (with fp32 gradients their 24 H100
+     * rows read 14.5% and 4 more runs would not fit; with bf16, 9.5%) */
     job.grad_bf16 = job.dtype == PT_FP8 && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON;
 
     memset(&st, 0, sizeof st);

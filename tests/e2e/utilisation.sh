@@ -7,7 +7,7 @@
 # cluster file; and HFU stays at most 1 at 128k tokens of context.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
-# llama3-8b on one DGX H100 node, tp=1: 58.7% MFU against H100's best
+# llama3-8b on one DGX H100 node, tp=1: 52.9% MFU against H100's best
 # published 49.4% (Megatron-LM README, GPT 16B)
 "$P" eval llama3-8b --cluster dgx-h100 --gpus 8 --strategy "tp=1 mbs=2 gbs=64" >"$tmp/hi" 2>"$tmp/err" ||
     bad "eval llama3-8b tp=1: exit $?: $(cat "$tmp/err")"
@@ -18,7 +18,7 @@ grep -q "^warning: MFU [0-9.]*% (this strategy) is above the best ever published
 grep -q '"best_published_mfu": 0.494,' "$tmp/hi.json" || bad "eval --json: no best_published_mfu 0.494"
 grep -q '"above_best_published_mfu": true,' "$tmp/hi.json" || bad "eval --json: above_best_published_mfu is not true"
 
-# a deep pipeline of 16 sequences: 31% MFU, no warning
+# a deep pipeline of 16 sequences: 30% MFU, no warning
 "$P" eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --strategy "tp=8 pp=8 mbs=1 gbs=16" \
     >"$tmp/lo" 2>"$tmp/err" || bad "eval llama3-70b pp=8: exit $?: $(cat "$tmp/err")"
 grep -q "MFU" "$tmp/lo" || bad "eval llama3-70b pp=8: no MFU line"
@@ -27,12 +27,14 @@ grep -q "^warning" "$tmp/lo" && bad "eval llama3-70b pp=8 at low MFU warns: $(gr
     >"$tmp/lo.json" || bad "eval llama3-70b --json: exit $?"
 grep -q '"above_best_published_mfu": false,' "$tmp/lo.json" || bad "eval llama3-70b --json: not false"
 
-# plan: one warning line under the table naming the plans above
-"$P" plan llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --seq-len 8192 --top 3 >"$tmp/plan" \
-    2>"$tmp/err" || bad "plan llama3-70b: exit $?: $(cat "$tmp/err")"
+# plan: one warning line under the table naming the plans above (llama3-8b
+# on one node: its best plans sit near 53% MFU with the H100 constants fitted
+# to published runs, llama3-70b's on 64 GPUs just under 49.4%)
+"$P" plan llama3-8b --cluster dgx-h100 --gpus 8 --global-batch 64 --top 3 >"$tmp/plan" \
+    2>"$tmp/err" || bad "plan llama3-8b: exit $?: $(cat "$tmp/err")"
 grep -q "^warning: MFU [0-9.]*% (plans #1 #2 #3) is above the best ever published for h100-sxm-80g" "$tmp/plan" ||
-    bad "plan llama3-70b: no warning line naming plans #1 #2 #3: $(tail -n 2 "$tmp/plan")"
-"$P" plan llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --seq-len 8192 --top 3 --json \
+    bad "plan llama3-8b: no warning line naming plans #1 #2 #3: $(tail -n 2 "$tmp/plan")"
+"$P" plan llama3-8b --cluster dgx-h100 --gpus 8 --global-batch 64 --top 3 --json \
     >"$tmp/plan.json" 2>"$tmp/err" || bad "plan --json: exit $?"
 [ "$(grep -c '"above_best_published_mfu": true' "$tmp/plan.json")" -eq 3 ] ||
     bad "plan --json: want 3 plans above the best published MFU"
