@@ -27,12 +27,13 @@ grep -q '^degrees of freedom: 3 rows - [0-3] fitted' "$tmp/cal.out" || bad "no d
 grep -q '^rms log error: before' "$tmp/cal.out" || bad "no residual summary"
 [ -s "$tmp/my.json" ] || bad "no cluster file written"
 # the written device's constants are fitted to runs of its own generation:
-# eval on it carries no "not fitted" note (the catalog's H100 does)
+# eval on it carries no "not fitted" note, and its JSON says so
 $P eval llama3-70b --cluster "$tmp/my.json" --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 >"$tmp/ev.out" ||
     bad "eval --cluster my.json: exit $?"
 grep -q '^note: .*not fitted' "$tmp/ev.out" && bad "a calibrated device is still called unfitted"
-$P eval llama3-70b --cluster dgx-h100 --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 | grep -q '^note: .*not fitted' ||
-    bad "the catalog's H100 note is gone (the check above would check nothing)"
+$P eval llama3-70b --cluster "$tmp/my.json" --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 --json |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["device_constants_fitted"] is True and j["device_fitted_on"] == j["device_generation"] == "hopper", j' ||
+    bad "eval --json on a calibrated file does not say its constants are fitted on hopper"
 
 python3 - "$P" "$tmp" <<'PY' || fail=1
 import csv, json, subprocess, sys
