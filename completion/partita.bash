@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale checkpoint models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -93,7 +93,7 @@ _partita()
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
         --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | \
-        --strategy | --fix | --space)
+        --strategy | --fix | --space | --mtbf-s | --checkpoint-s | --restart-s | --downtime-s)
         return ;; # a number or a strategy: nothing to offer
     esac
 
@@ -109,6 +109,7 @@ _partita()
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
     scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
+    checkpoint) opts="--mtbf-s --checkpoint-s --restart-s --downtime-s --json --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac
