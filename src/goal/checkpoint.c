@@ -104,15 +104,22 @@ int pt_ckpt_mode_parse(const char *s, pt_ckpt_mode *out)
     return 0;
 }
 
-void pt_ckpt_plan(const pt_plan *p, const pt_cluster *c, pt_ckpt_mode m, double storage_GBps,
-                  pt_ckpt_cost *out)
+void pt_ckpt_plan(const pt_model *mdl, const pt_job *job, const pt_plan *p, const pt_cluster *c, pt_ckpt_mode m,
+                  double storage_GBps, pt_ckpt_cost *out)
 {
     const pt_strategy *st = &p->st;
-    double w = (double)p->cost.mem.weights, o = (double)p->cost.mem.optimizer;
-    double repl = (double)st->dp * (double)st->cp, peer_GBps;
+    pt_memory mem = p->cost.mem;
+    double w, o, repl = (double)st->dp * (double)st->cp, peer_GBps;
     assert(storage_GBps > 0 && c->devices > 0 && c->nlevels > 0);
     memset(out, 0, sizeof *out);
-    out->rank_bytes = p->cost.mem.weights + p->cost.mem.optimizer;
+    if (st->offload != PT_OFF_NONE) {
+        pt_strategy on = *st;
+        pt_cost k;
+        on.offload = PT_OFF_NONE;
+        if (pt_cost_eval(mdl, c, job, &on, &k) == PT_OK) mem = k.mem;
+    }
+    w = (double)mem.weights, o = (double)mem.optimizer;
+    out->rank_bytes = mem.weights + mem.optimizer;
     /* replicas' copies are written once: weights are replicated over the
      * data-parallel (and context-parallel) ranks unless ZeRO-3 shards them,
      * optimizer states unless ZeRO >= 1 does */

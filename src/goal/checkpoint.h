@@ -97,7 +97,9 @@ int pt_ckpt_mode_parse(const char *s, pt_ckpt_mode *out);
 /* What one checkpoint of plan p on c costs.  Bytes each rank saves are its
  * weights and optimizer states as the cost model holds them on the busiest
  * device (cost.mem.weights + cost.mem.optimizer: ZeRO/FSDP shards and
- * experts as the strategy places them; gradients are not saved).  The
+ * experts as the strategy places them; gradients are not saved); for an
+ * offloading plan, the same strategy without offload is priced for them
+ * (offloaded states are saved all the same, from host memory).  The
  * state stored once for the whole job is (weights of one data-parallel
  * replica) + (optimizer states of all ranks), with replicas' identical
  * weights written once (DCP de-duplicates them).  Seconds:
@@ -119,7 +121,7 @@ typedef struct pt_ckpt_cost {
 
 /* The checkpoint of plan p (strategy and cost) on c in mode m, storage of
  * storage_GBps (> 0, 10^9 B/s, the whole file system). */
-void pt_ckpt_plan(const pt_plan *p, const pt_cluster *c, pt_ckpt_mode m, double storage_GBps,
-                  pt_ckpt_cost *out);
+void pt_ckpt_plan(const pt_model *mdl, const pt_job *job, const pt_plan *p, const pt_cluster *c, pt_ckpt_mode m,
+                  double storage_GBps, pt_ckpt_cost *out);
 
 #endif
