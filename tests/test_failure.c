@@ -167,6 +167,15 @@ static void test_whole_job_sync(void **state)
     assert_true(g.goodput > 0.995 && g.goodput < 0.998);
     th_near_abs(g.frac_compute + g.frac_checkpoint + g.frac_lost + g.frac_restart + g.frac_degraded, 1.0, 1e-12,
                 "the wall-clock adds up");
+    {
+        /* a period takes Et = (mu + D) e^(R/mu) (e^(T/mu) - 1), N = Et / (mu
+         * + D) failures; lost work mu (e^(T/mu) - 1) - T, restarts N D + N mu
+         * (1 - e^(-R/mu)), the checkpoint C */
+        double mu = 2812500.0, et = (mu + 360) * exp(123.672 / mu) * expm1(T / mu), n = et / (mu + 360);
+        th_near_rel(g.frac_checkpoint, 14.406 / et, 1e-9, "checkpoint share");
+        th_near_rel(g.frac_lost, (mu * expm1(T / mu) - T) / et, 1e-6, "lost-work share");
+        th_near_rel(g.frac_restart, (n * 360 + n * mu * -expm1(-123.672 / mu)) / et, 1e-6, "restart share");
+    }
     th_near_rel(g.expected_wall_s, 1e12 / (1e6 * g.goodput), 1e-12, "wall-clock");
     th_near_rel(g.dollars, g.expected_wall_s / 3600.0 * 64 * 2, 1e-12, "dollars");
     /* the score: tokens kept per second; per dollar for cost */

@@ -72,17 +72,19 @@ typedef struct job_eff {
 static void job_efficiency(double mu, double C, double drain, double D, double R, job_eff *o)
 {
     pt_ckpt_params p = {mu, C, R + drain, D};
-    double T = pt_ckpt_optimal_period(mu, C), et, n;
+    double T = pt_ckpt_optimal_period(mu, C), et, n, attempts;
     if (T < C + drain) T = C + drain; /* the next checkpoint waits for the last */
     o->period_s = T;
     o->eff = pt_ckpt_efficiency(&p, T);
     et = (mu + D) * exp((R + drain) / mu) * expm1(T / mu);
     n = et / (mu + D); /* expected failures per period */
     o->ckpt = C / et;
-    o->restart = n * (D + R) / et;
-    if (o->eff + o->ckpt + o->restart > 1.0) o->restart = 1.0 - o->eff - o->ckpt;
-    if (o->restart < 0) o->restart = 0;
-    o->lost = 1.0 - o->eff - o->ckpt - o->restart;
+    /* each failure is followed by D and a restart attempt of expected
+     * length mu (1 - e^(-R'/mu)), R' = R + drain (cut short by the next
+     * failure); the drain's share of it is work redone, so lost */
+    attempts = n * mu * -expm1(-(R + drain) / mu);
+    o->restart = (n * D + (R + drain > 0 ? attempts * R / (R + drain) : 0)) / et;
+    o->lost = 1.0 - o->eff - o->ckpt - o->restart; /* mu (e^(T/mu) - 1) - T + the drain's share, >= 0 */
     if (o->lost < 0) o->lost = 0;
 }
 

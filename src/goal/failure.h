@@ -47,7 +47,9 @@
  * The breakdown of the expected wall-clock (--explain): the expected time of
  * a period is (mu + D) e^(R/mu) (e^(T/mu) - 1), which is N (mu + D) with N
  * the expected failures per period; of it, T - C is work kept, C the
- * checkpoint, N (D + R) restarts and the rest work lost to failures.
+ * checkpoint, N D downtime and N mu (1 - e^(-R/mu)) restart attempts (each
+ * cut short by the next failure) the restarts, and mu (e^(T/mu) - 1) - T
+ * work lost to failures.
  * What it does not: price the step (src/cost), choose strategies
  * (src/plan), or model failures that are not exponential.
  */
