@@ -33,6 +33,12 @@ int cli_goodput_options(const cli_args *a, cli_goodput *g)
     }
     g->on = 1;
     g->goal.cost = !strcmp(obj, "cost");
+    if ((v = cli_get(a, "cluster")) && strchr(v, ',')) {
+        static const char *const single[] = {"export", "out", "trace", "svg", "verify"};
+        for (size_t i = 0; i < sizeof single / sizeof *single; i++)
+            if (cli_get(a, single[i]))
+                return cli_usage("--%s needs one cluster, not the list \"%s\"", single[i], v);
+    }
     if (cli_get(a, "critical-batch") || cli_get(a, "target-loss"))
         return cli_usage("--critical-batch and --target-loss go with --objective time-to-train, not %s", obj);
     if ((v = cli_get(a, "tokens")) && cli_real("--tokens", v, 1, 1e18, &g->goal.tokens)) return 2;

@@ -114,9 +114,14 @@ void pt_ckpt_plan(const pt_model *mdl, const pt_job *job, const pt_plan *p, cons
     memset(out, 0, sizeof *out);
     if (st->offload != PT_OFF_NONE) {
         pt_strategy on = *st;
+        pt_job pj = *job;
         pt_cost k;
         on.offload = PT_OFF_NONE;
-        if (pt_cost_eval(mdl, c, job, &on, &k) == PT_OK) mem = k.mem;
+        /* priced as the engine the plan is attributed to (a search under
+         * --engine any passes PT_ENGINE_ANY, which prices nothing) */
+        if (pj.engine == PT_ENGINE_ANY) pj.engine = pt_engine_of(mdl, job, st);
+        if (pj.engine == PT_ENGINE_ANY) pj.engine = PT_ENGINE_MEGATRON;
+        if (pt_cost_eval(mdl, c, &pj, &on, &k) == PT_OK) mem = k.mem;
     }
     w = (double)mem.weights, o = (double)mem.optimizer;
     out->rank_bytes = mem.weights + mem.optimizer;

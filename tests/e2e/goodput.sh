@@ -133,4 +133,17 @@ expect2 "zero GPUs in a list" '--cluster: "0" is not a whole number' \
     $P plan llama3-8b --cluster dgx-h100,dgx-b200:0 --global-batch 512 --objective goodput
 expect2 "a list without the objective" 'a list of clusters goes with --objective goodput or cost' \
     $P plan llama3-8b --cluster dgx-h100,dgx-b200 --global-batch 512
+expect2 "export with a list" '--export needs one cluster' \
+    $P plan llama3-8b --cluster dgx-h100,dgx-b200 --global-batch 512 --objective goodput --export megatron
+# --engine any: an offloading plan's checkpoint is priced as its own engine
+$P plan llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 256 --engine any --objective goodput \
+    --space "offload=optimizer" --top 1 --json >"$tmp/any" 2>"$tmp/err" || bad "--engine any goodput failed: $(cat "$tmp/err")"
+python3 - "$tmp/any" <<'PY' || bad "an offloading plan's checkpoint leaves out its optimizer states"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+assert p["strategy"]["offload"] == "optimizer"
+# 70.6e9 parameters x 14 B = 988 GB, the optimizer states on the host
+# included (the busiest rank's share times the ranks: a few % above)
+assert 0.98e12 < p["checkpoint_stored_GB"] * 1e9 < 1.10e12, p["checkpoint_stored_GB"]
+PY
 exit $fail
