@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale calibrate models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale calibrate checkpoint models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -86,7 +86,9 @@ _partita()
     --dtype) COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan fsdp any" -- "$cur")); return ;;
     --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan" -- "$cur")); return ;;
-    --objective) COMPREPLY=($(compgen -W "step time-to-train" -- "$cur")); return ;;
+    --objective) COMPREPLY=($(compgen -W "step time-to-train goodput cost" -- "$cur")); return ;;
+    --ft) COMPREPLY=($(compgen -W "job replica" -- "$cur")); return ;;
+    --checkpoint-mode) COMPREPLY=($(compgen -W "sync async memory" -- "$cur")); return ;;
     --trace) _partita_files "$cur" '*.json'; return ;;
     --svg) _partita_files "$cur" '*.svg'; return ;;
     --stat-eff) _partita_files "$cur" '*.csv'; return ;;
@@ -95,7 +97,8 @@ _partita()
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
         --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | \
-        --strategy | --fix | --space)
+        --strategy | --fix | --space | --mtbf-s | --checkpoint-s | --restart-s | --downtime-s | \
+        --deadline-hours | --checkpoint-GBps | --spare-nodes | --failure-rate)
         return ;; # a number or a strategy: nothing to offer
     esac
 
@@ -104,7 +107,8 @@ _partita()
         opts="--cluster --gpus --global-batch --seq-len --dtype --engine --top --space --fix
               --threads --json --explain --export --out --verify --objective --tokens
               --critical-batch --target-loss --trace --svg --moe-imbalance --moe-capacity
-              --no-flash-attention --help" ;;
+              --no-flash-attention --deadline-hours --checkpoint-GBps --checkpoint-mode --ft
+              --spare-nodes --failure-rate --help" ;;
     eval)
         opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
               --no-flash-attention --json --simulate --trace --svg --moe-imbalance
@@ -112,6 +116,7 @@ _partita()
     validate) opts="--json --plans --help" ;;
     calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
     scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
+    checkpoint) opts="--mtbf-s --checkpoint-s --restart-s --downtime-s --json --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac

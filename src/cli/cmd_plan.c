@@ -10,6 +10,7 @@
 #include "emit/export.h"
 #include "plan/search.h"
 #include "goal/ttt.h"
+#include "cli/plan_goodput.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -173,8 +174,8 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
 static const cli_opt opts[] = {
     CLI_JOB_OPTS,
     {"global-batch", "B", "sequences per step, or a range LO..HI to search, 1..1073741824 (required unless the objective chooses it)"},
-    {"objective", "O", "step (rank by tokens/s, the default) or time-to-train (needs --tokens)"},
-    {"tokens", "N", "time-to-train: tokens the run needs at a small batch (E_min), 1..1e18"},
+    {"objective", "O", "step (rank by tokens/s, the default), time-to-train (needs --tokens), goodput or cost (failures and checkpoints counted; cost needs --tokens)"},
+    {"tokens", "N", "time-to-train: tokens the run needs at a small batch (E_min); goodput/cost: tokens to train; 1..1e18"},
     {"critical-batch", "TOKENS", "time-to-train: the critical batch B_noise in tokens, 1..1e15"},
     {"target-loss", "L", "time-to-train: the critical batch from a target loss in nats per token, 0.1..20"},
     {"top", "K", "plans to print, 1..10000 (default 5)"},
@@ -189,6 +190,7 @@ static const cli_opt opts[] = {
     {"out", "FILE", "write --export's configuration to FILE instead of stdout"},
     {"trace", "FILE.json", "write the best plan's simulated step as a Chrome trace"},
     {"svg", "FILE.svg", "write the best plan's simulated step as an SVG timeline"},
+    CLI_GOODPUT_OPTS,
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_plan = {
@@ -278,6 +280,7 @@ static int objective(const cli_args *a, double *min_tokens, double *bcrit)
             return cli_usage("--tokens, --critical-batch and --target-loss go with --objective time-to-train");
         return 0;
     }
+    if (cli_goodput_objective(obj)) return 0; /* plan_goodput.c */
     if (strcmp(obj, "time-to-train"))
         return cli_usage("--objective: \"%s\" is not supported (this build ranks by step time, "
                          "--objective step, or by time to train, --objective time-to-train)", obj);
@@ -421,6 +424,7 @@ int cmd_plan(int argc, char **argv)
     int rc, verify;
     char *text = NULL;
     int any;
+    cli_goodput gp;
     if ((rc = cli_parse(&cli_cmd_plan, argc, argv, &a)) != CLI_GO) return rc;
     any = engine_any(&a);
     if (a.npos < 1) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
@@ -443,6 +447,7 @@ int cmd_plan(int argc, char **argv)
     if ((v = cli_get(&a, "top")) && cli_int("--top", v, 1, CLI_MAX_TOP, &top)) return 2;
     if ((v = cli_get(&a, "threads")) && cli_int("--threads", v, 1, CLI_MAX_THREADS, &threads)) return 2;
     if ((rc = objective(&a, &min_tokens, &bcrit)) != 0) return rc;
+    if ((rc = cli_goodput_options(&a, &gp)) != 0) return rc;
     if (!gb && min_tokens == 0) return cli_usage("plan: give --global-batch B (or a range LO..HI)");
     if (cli_get(&a, "out") && !export_fmt) return cli_usage("--out goes with --export (the file it writes)");
     memset(&so, 0, sizeof so);
@@ -451,6 +456,9 @@ int cmd_plan(int argc, char **argv)
     if (space && (s = pt_space_parse(space, "--space", &so.space, &d)) != PT_OK) return cli_fail(s, &d);
     if (fix && (rc = fix_keys(fix, &m, &so.space)) != 0) return rc;
     if (export_fmt && (rc = export_engine(export_fmt, &o)) != 0) return rc;
+    if (gp.on && strchr(o.cluster, ',')) /* --cluster a,b,c */
+        return cli_goodput_compare(&gp, &m, &o, &so, threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN),
+                                   cli_get(&a, "json") != NULL, cli_get(&a, "explain") != NULL);
     if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
     if (!gb) {
         /* the batch is chosen: from 1/64 of the critical batch to 4 times it
@@ -470,6 +478,7 @@ int cmd_plan(int argc, char **argv)
         so.score = pt_goal_lm_score;
         so.score_arg = &lm;
     }
+    if (gp.on && (rc = cli_goodput_setup(&gp, &m, &o.job, &c, &so)) != 0) return rc;
     o.job.global_batch = so.gbs_lo;
     cli_progress_start(&prog, "plan: searching (tp, cp) pairs");
     so.progress = cli_progress_cb;
@@ -485,6 +494,11 @@ int cmd_plan(int argc, char **argv)
     if ((s = pt_plan_rerank(&m, &c, &o.job, &so, &r, (int)top, &chk, &d)) != PT_OK) {
         pt_search_free(&r);
         return cli_fail(s, &d);
+    }
+    if (gp.on && (rc = cli_goodput_deadline(&gp, &r, chk)) != 0) {
+        free(chk);
+        pt_search_free(&r);
+        return rc;
     }
     if (trace || svg || export_fmt) {
         /* the export first, then every file at once: a failure writes none */
@@ -519,13 +533,16 @@ int cmd_plan(int argc, char **argv)
         }
     }
     verify = cli_get(&a, "verify") != NULL;
-    if (cli_get(&a, "json")) {
+    if (cli_get(&a, "json") && gp.on) {
+        rc = cli_goodput_json(&gp, &m, &c, &o.job, &r, chk, verify);
+    } else if (cli_get(&a, "json")) {
         s = pt_emit_search_json(&m, &c, &o.job, &r, min_tokens, bcrit, chk, verify, &text, &d);
         if (s == PT_OK) fputs(text, stdout);
         free(text);
         rc = s == PT_OK ? 0 : cli_fail(s, &d);
     } else {
         print_plans(&m, &c, &o.job, &so, &r, min_tokens, bcrit, chk, verify, cli_get(&a, "explain") != NULL);
+        if (gp.on) cli_goodput_print(&gp, &r, cli_get(&a, "explain") != NULL);
         rc = 0;
     }
     free(chk);
