@@ -263,4 +263,6 @@ EOF
 else
     echo "(skipped: python3 absent or partita validate failed)"; cat "$TMP/err" 2>/dev/null
 fi
+echo
+sh "$ROOT/bench/serve.sh" "$BUILD" || status=1
 exit $status
