@@ -111,7 +111,8 @@ _partita()
     scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
     serve)
         opts="--cluster --gpus --isl --osl --rate --concurrency --offline --ttft-ms --tpot-ms
-              --percentile --dtype --kv-dtype --engine --space --fix --top --json --export --out --help" ;;
+              --percentile --dtype --kv-dtype --engine --space --fix --max-num-tokens --top --json --export --out
+              --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac

@@ -134,6 +134,61 @@ static void test_spec_tokens(void **state)
     th_near_rel(pt_infer_spec_tokens(0.0, 3), 1.0, 1e-12, "nothing accepted");
 }
 
+static void test_shift_takes_the_faster(void **state)
+{
+    pt_model m = th_model("llama3-70b");
+    pt_cluster c = th_cluster("dgx-h200", 8);
+    pt_infer_cfg tp = roofline_cfg(8), sp, sh;
+    (void)state;
+    sp = tp, sh = tp;
+    sp.seq_par = 1;
+    sh.seq_par = 2;
+    for (double n = 1; n <= 16384; n *= 4) {
+        pt_infer_batch b = pt_infer_batch_prefill(1.0, n);
+        pt_infer_time a, s, h;
+        pt_infer_step(&m, &c, &tp, &b, &a);
+        pt_infer_step(&m, &c, &sp, &b, &s);
+        pt_infer_step(&m, &c, &sh, &b, &h);
+        th_near_rel(h.total_s, a.total_s < s.total_s ? a.total_s : s.total_s, 1e-12, "shift = min(TP, SP)");
+    }
+    {
+        /* one token: SP reads all 70B weights on every GPU, TP an eighth */
+        pt_infer_batch b = pt_infer_batch_decode(1.0, 100.0);
+        pt_infer_time a, s;
+        pt_infer_step(&m, &c, &tp, &b, &a);
+        pt_infer_step(&m, &c, &sp, &b, &s);
+        assert_true(s.total_s > 4.0 * a.linear_s);
+    }
+}
+
+static void test_dwdp_and_imbalance(void **state)
+{
+    pt_model m = th_model("deepseek-v3");
+    pt_cluster c = th_cluster("gb200-nvl72", 72);
+    pt_infer_cfg ep = roofline_cfg(8), dw = roofline_cfg(1);
+    pt_infer_batch small = pt_infer_batch_prefill(1.0, 1024.0), big = pt_infer_batch_prefill(16.0, 8192.0);
+    pt_infer_time t0, t1;
+    (void)state;
+    ep.ep = 8;
+    ep.attn_dp = 1;
+    ep.wq = ep.kvq = dw.wq = dw.kvq = PT_Q_FP8;
+    /* synchronous EP waits for the busiest rank: cv 0.2 over 8 ranks makes
+     * the expert GEMMs of a compute-bound step slower, never faster */
+    pt_infer_step(&m, &c, &ep, &big, &t0);
+    ep.moe_cv = 0.2;
+    pt_infer_step(&m, &c, &ep, &big, &t1);
+    assert_true(t1.linear_s > t0.linear_s);
+    th_near_rel(t1.comm_s, t0.comm_s, 1e-12, "imbalance is not communication");
+    /* DWDP: a layer costs max(compute, prefetch); 1K tokens cannot hide the
+     * fetch of 7/8 of a layer's experts (the excess shows as comm), 128K can */
+    dw.ep = 8;
+    dw.dwdp = 1;
+    pt_infer_step(&m, &c, &dw, &small, &t0);
+    assert_true(t0.comm_s > t0.linear_s);
+    pt_infer_step(&m, &c, &dw, &big, &t1);
+    th_near_abs(t1.comm_s, 0.0, 1e-12, "prefetch hidden behind 128K tokens");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +198,8 @@ int main(void)
         cmocka_unit_test(test_decode_grows_with_kv),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_spec_tokens),
+        cmocka_unit_test(test_shift_takes_the_faster),
+        cmocka_unit_test(test_dwdp_and_imbalance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@ static const cli_opt opts[] = {
     {"engine", "E", "whose efficiency to price: vllm, sglang, trtllm (default: the export's, else vllm)"},
     {"space", "SPACE", "serve: only \"colocated\" or \"disagg\" plans (default both)"},
     {"fix", "STRATEGY", "pin serving keys: tp, pp, ep, attn_dp, replicas, batch, dwdp, shift, disagg=P:D"},
+    {"max-num-tokens", "T", "tokens per engine step (per rank with attention dp), 1..16777216 (default 8192)"},
     {"top", "K", "plans shown, 1..64 (default 5)"},
     {"json", NULL, "print JSON (SPEC section 8) instead of the table"},
     {"export", "FMT", "print the first plan as vllm, sglang or trtllm launch command"},
@@ -112,6 +113,8 @@ static int cmd_serve(int argc, char **argv)
     } else if (exp) {
         pt_strlcpy(o.engine, exp, sizeof o.engine);
     }
+    if ((v = cli_get(&a, "max-num-tokens")) && cli_int("--max-num-tokens", v, 1, CLI_MAX_SEQ, &o.max_tokens))
+        return 2;
     if ((v = cli_get(&a, "top"))) {
         if (cli_int("--top", v, 1, 64, &k)) return 2;
         o.top = (int)k;

@@ -485,12 +485,11 @@ void pt_infer_memory(const pt_model *m, const pt_cluster *c, const pt_infer_cfg 
     memset(out, 0, sizeof *out);
     if (nmoe > 0) {
         double ex = (double)pt_model_expert_params(m);
-        if (cfg->dwdp) /* its share, and the prefetch buffer of the next layer */
-            moe += ex / (double)cfg->ep + ex * (1.0 - 1.0 / (double)cfg->ep);
-        else
-            moe += ex / tp;
+        moe += cfg->dwdp ? ex / (double)cfg->ep : ex / tp;
     }
     out->weights_bytes = wb * (sd * dense + sm * moe);
+    if (nmoe > 0 && cfg->dwdp) /* DWDP: two layers' buffers for the experts fetched from peers */
+        out->weights_bytes += wb * 2.0 * (double)pt_model_expert_params(m) * (1.0 - 1.0 / (double)cfg->ep);
     if (cfg->seq_par) /* shift parallelism keeps the TP shards as well (one KV layout, two weight layouts) */
         out->weights_bytes += out->weights_bytes / tp;
     /* output layer (and the embedding at pp = 1; the first stage's alone is
@@ -560,7 +559,8 @@ double pt_infer_offline_tokens_per_s(const pt_model *m, const pt_cluster *c,
     } else {
         /* continuous: batch sequences decode at the mean context while the
          * prompts of their successors ride along in chunks */
-        double chunk = (double)cfg->max_tokens, tokens = batch * isl, dec, mix, n;
+        double chunk = (double)cfg->max_tokens * (cfg->attn_dp ? (double)cfg->tp : 1.0);
+        double tokens = batch * isl, dec, mix, n;
         pt_infer_time t;
         pt_infer_batch b;
         if (chunk > tokens) chunk = tokens;

@@ -66,7 +66,8 @@ typedef struct pt_infer_cfg {
     double free_frac;    /* fraction of the memory left after weights and
                             activations the KV cache may take, e.g. 0.9         */
     int64_t block_tokens;/* tokens per paged-KV block, e.g. 32                */
-    int64_t max_tokens;  /* most tokens in one step (max-num-batched-tokens), e.g. 8192 */
+    int64_t max_tokens;  /* most tokens in one step (max-num-batched-tokens), e.g. 8192;
+                            per rank with attention dp */
     double moe_cv;       /* coefficient of variation of the experts' load per rank, e.g. 0.2 */
     /* How close the engine gets to the roofline (pt_infer_engine sets them
      * per engine release; 1, 1, 0 price the bare roofline): */

@@ -118,6 +118,16 @@ pt_status pt_emit_serve_table(const pt_model *m, const pt_cluster *c, const pt_s
                            p->tpot_ms, p->tpot_ms_p, p->meets_slo ? "yes" : "no",
                            p->mem.kv_budget_bytes / PT_GiB);
     }
+    for (int i = 0; i < r->n; i++)
+        if (r->plans[i].cfg.seq_par == 2) {
+            double sw = pt_serve_shift_point(m, c, &r->plans[i].cfg);
+            if (sw > 0)
+                pt_emit_buf_printf(&b, "\nshift parallelism (plan %d): steps of %.0f tokens or more run as "
+                                   "sequence parallelism, smaller ones as TP\n", i + 1, sw);
+            else
+                pt_emit_buf_printf(&b, "\nshift parallelism (plan %d): every step runs as TP\n", i + 1);
+            break;
+        }
     if (!r->any_meets) {
         char line[400];
         pt_emit_serve_closest(o, &r->closest, line, sizeof line);

@@ -142,9 +142,11 @@ static void keep(pt_serve_result *r, int top, const pt_serve_plan *p)
     r->plans[i] = *p;
 }
 
-/* Prices a colocated plan by simulation. */
+/* Prices a colocated plan by simulation; *same = 1 when, under a rate, no
+ * more than `smaller` sequences ever ran at once (the plan with that smaller
+ * batch is the same). */
 static pt_status price_colocated(const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,
-                                 pt_serve_plan *p, pt_diag *d)
+                                 int64_t smaller, pt_serve_plan *p, int *same, pt_diag *d)
 {
     pt_serve_load l;
     pt_serve_stats s;
@@ -171,10 +173,14 @@ static pt_status price_colocated(const pt_model *m, const pt_cluster *c, const p
     }
     if (l.requests > SIM_REQUESTS_MAX) l.requests = SIM_REQUESTS_MAX;
     if ((st = pt_serve_simulate(m, c, &p->cfg, &l, &s, d)) != PT_OK) return st;
+    *same = o->mode == PT_SERVE_RATE && s.peak_batch <= smaller;
     per_rep = s.tokens_per_s;
-    if (o->mode == PT_SERVE_RATE) { /* what the load asks, if the replica keeps up */
+    if (o->mode == PT_SERVE_RATE) {
+        /* what the load asks, if the replica keeps up (a finite run's span
+         * includes the first arrival's wait and the last request's drain, so
+         * a replica that keeps up measures a little under the rate) */
         double asked = l.rate * o->osl;
-        if (per_rep > asked) per_rep = asked;
+        if (per_rep > 0.9 * asked) per_rep = asked;
     }
     p->tokens_per_s = per_rep * (double)p->replicas;
     p->ttft_ms = 1e3 * s.ttft_mean_s;
@@ -184,9 +190,11 @@ static pt_status price_colocated(const pt_model *m, const pt_cluster *c, const p
     return PT_OK;
 }
 
-/* Prices a disaggregated plan: np prefill and nd decode replicas of cfg. */
-static void price_disagg(const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,
-                         int64_t np, int64_t nd, pt_serve_plan *p)
+/* Prices a disaggregated plan: np prefill and nd decode replicas of cfg;
+ * 0 (not priced) when, under a rate, its decode batch would fit in
+ * `smaller` sequences: that plan is the same with a smaller batch. */
+static int price_disagg(const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,
+                        int64_t np, int64_t nd, int64_t smaller, pt_serve_plan *p)
 {
     pt_infer_time tp1, tpk, td;
     double k = floor((double)p->cfg.max_tokens / o->isl), rp, rd, cap, rate, B = (double)p->batch;
@@ -214,6 +222,7 @@ static void price_disagg(const pt_model *m, const pt_cluster *c, const pt_serve_
             B = need;
         }
     }
+    if (B <= (double)smaller) return 0; /* the next smaller batch runs it the same */
     {
         pt_infer_batch bd = pt_infer_batch_decode(B, o->isl + o->osl / 2.0);
         pt_infer_step(m, c, &p->cfg, &bd, &td);
@@ -233,6 +242,7 @@ static void price_disagg(const pt_model *m, const pt_cluster *c, const pt_serve_
     /* the analytic model has no spread: the percentile is the mean */
     p->ttft_ms_p = p->ttft_ms;
     p->tpot_ms_p = p->tpot_ms;
+    return 1;
 }
 
 static void finish(const pt_serve_opts *o, pt_serve_plan *p)
@@ -260,7 +270,7 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
             int64_t rep = tp * pp;
             if (N % rep || pp > m->layers || !fixed_ok(o->fix.pp, pp)) continue;
             /* variants: (ep, attn_dp, dwdp, shift) */
-            for (int var = 0; var < 5; var++) {
+            for (int var = 0; var < 10; var++) {
                 pt_infer_cfg cfg;
                 pt_infer_mem mem;
                 int64_t ep = 1, attn_dp = 0, dwdp = 0, shift = 0;
@@ -269,12 +279,11 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
                 case 1: ep = tp; break;                    /* EP over the TP group */
                 case 2: ep = tp, attn_dp = 1; break;       /* ... with attention DP */
                 case 3: shift = 1; break;                  /* shift parallelism */
-                case 4: dwdp = 1; break;                   /* DWDP (tp = 1) */
-                default: continue;
+                default: dwdp = 1; break;                  /* DWDP (tp = 1) over 4 << (var - 4) peers */
                 }
                 if ((var == 1 || var == 2) && (m->experts == 0 || tp == 1)) continue;
                 if (var == 3 && tp == 1) continue;
-                if (var == 4 && (m->experts == 0 || tp != 1 || pp != 1)) continue;
+                if (var >= 4 && (m->experts == 0 || tp != 1 || pp != 1)) continue;
                 if (!fixed_ok(o->fix.attn_dp, attn_dp) || !fixed_ok(o->fix.dwdp, dwdp) ||
                     !fixed_ok(o->fix.shift, shift))
                     continue;
@@ -282,15 +291,15 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
                 if ((st = pt_infer_engine(o->engine, &cfg, d)) != PT_OK) return st;
                 cfg.tp = tp;
                 cfg.pp = pp;
+                if (o->max_tokens > 0) cfg.max_tokens = o->max_tokens;
                 cfg.wq = o->wq;
                 cfg.kvq = o->kvq;
                 cfg.attn_dp = (int)attn_dp;
                 cfg.seq_par = shift ? 2 : 0;
                 if (dwdp) {
-                    /* experts over the NVLink domain (at most N, dividing the experts) */
-                    int64_t g = dom < N ? dom : N;
-                    while (g > 1 && m->experts % g) g--;
-                    if (g < 4) continue;
+                    /* experts over g peers of one NVLink domain (g divides the experts) */
+                    int64_t g = (int64_t)4 << (var - 4);
+                    if (g > dom || g > N || m->experts % g) continue;
                     ep = g;
                     cfg.dwdp = 1;
                     cfg.moe_cv = 0.2;
@@ -331,9 +340,11 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
                     p.replicas = N / rep;
                     if (fixed_ok(o->fix.replicas, p.replicas) &&
                         (o->fix.prefill_gpus == -1 || o->fix.prefill_gpus == 0)) {
-                        if ((st = price_colocated(m, c, o, &p, d)) != PT_OK) return st;
+                        int same = 0;
+                        if ((st = price_colocated(m, c, o, bi ? batches[bi - 1] : 0, &p, &same, d)) != PT_OK)
+                            return st;
                         finish(o, &p);
-                        keep(out, top, &p);
+                        if (!same) keep(out, top, &p);
                     }
                     /* disaggregated: np prefill and nd decode replicas */
                     if (o->fix.prefill_gpus == 0 || dwdp || shift || o->mode == PT_SERVE_CONCURRENCY)
@@ -349,7 +360,7 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
                         q.replicas = np + nd;
                         if (!fixed_ok(o->fix.replicas, q.replicas)) continue;
                         out->evaluated++;
-                        price_disagg(m, c, o, np, nd, &q);
+                        if (!price_disagg(m, c, o, np, nd, bi ? batches[bi - 1] : 0, &q)) continue;
                         finish(o, &q);
                         keep(out, top, &q);
                     }

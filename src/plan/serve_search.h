@@ -43,6 +43,8 @@ typedef struct pt_serve_opts {
     pt_qtype wq, kvq;
     char engine[16];          /* pt_infer_engine name, e.g. "vllm"             */
     int top;                  /* plans kept, e.g. 5                             */
+    int64_t max_tokens;       /* tokens per step (per rank with attention dp);
+                                 0: 8192                                         */
     pt_serve_fix fix;
 } pt_serve_opts;
 

@@ -64,7 +64,9 @@ pt_status pt_serve_simulate(const pt_model *m, const pt_cluster *c, const pt_inf
     int64_t *run;
     double *ttft, *tpot, t = 0, kv_used = 0, area_sys = 0, area_batch = 0;
     double blk = (double)(cfg->block_tokens > 0 ? cfg->block_tokens : 1);
-    double budget = (double)(cfg->max_tokens > 0 ? cfg->max_tokens : 8192), out_tokens = 0;
+    /* the step's token budget is per rank with attention data parallelism */
+    double budget = (double)(cfg->max_tokens > 0 ? cfg->max_tokens : 8192) *
+                    (cfg->attn_dp ? (double)cfg->tp : 1.0), out_tokens = 0;
     uint64_t s = load->seed * 2654435761ULL + 12345u;
     assert(m && c && cfg && load && out);
     memset(out, 0, sizeof *out);
@@ -85,10 +87,11 @@ pt_status pt_serve_simulate(const pt_model *m, const pt_cluster *c, const pt_inf
         r[i].osl = draw_len(&s, load->osl, load->dist);
         if (blocks(r[i].isl + r[i].osl, blk) > load->kv_tokens) {
             char v[32];
-            snprintf(v, sizeof v, "%.0f", r[i].isl + r[i].osl);
+            double len = r[i].isl + r[i].osl;
+            snprintf(v, sizeof v, "%.0f", len);
             free(r), free(run), free(ttft), free(tpot);
             return pt_diag_set(d, NULL, "isl+osl", v, "a sequence of %.0f tokens needs more KV cache "
-                               "than the replica's %.0f tokens", r[i].isl + r[i].osl, load->kv_tokens);
+                               "than the replica's %.0f tokens", len, load->kv_tokens);
         }
     }
     t = r[0].arrive;
@@ -104,6 +107,7 @@ pt_status pt_serve_simulate(const pt_model *m, const pt_cluster *c, const pt_inf
             kv_used += blocks(r[head].isl + r[head].osl, blk);
             run[nrun++] = head++;
         }
+        if (nrun > out->peak_batch) out->peak_batch = nrun;
         if (nrun == 0) { /* idle until the next arrival */
             t = r[head].arrive;
             continue;
@@ -192,6 +196,7 @@ pt_status pt_serve_simulate(const pt_model *m, const pt_cluster *c, const pt_inf
                 (load->tpot_slo_s <= 0 || tpot[i] <= load->tpot_slo_s))
                 ok++;
         }
+        int64_t peak = out->peak_batch;
         out->completed = n;
         out->span_s = t - first;
         out->latency_mean_s = sum_w / (double)n;
@@ -202,6 +207,7 @@ pt_status pt_serve_simulate(const pt_model *m, const pt_cluster *c, const pt_inf
         out->mean_in_system = out->span_s > 0 ? area_sys / out->span_s : 0;
         out->mean_batch = out->span_s > 0 ? area_batch / out->span_s : 0;
         out->slo_fraction = (double)ok / (double)n;
+        out->peak_batch = peak;
         out->ttft_p_s = percentile(ttft, n, load->percentile ? load->percentile : 90);
         out->tpot_p_s = percentile(tpot, n, load->percentile ? load->percentile : 90);
     }

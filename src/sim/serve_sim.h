@@ -47,6 +47,7 @@ typedef struct pt_serve_stats {
     double requests_per_s;    /* completed / the same span (lambda)            */
     double mean_in_system;    /* time-averaged requests in the system (L)      */
     double mean_batch;        /* time-averaged running sequences               */
+    int64_t peak_batch;       /* most sequences running at once                 */
     double slo_fraction;      /* requests meeting both objectives              */
     double span_s;            /* first arrival to last completion              */
 } pt_serve_stats;

@@ -81,6 +81,33 @@ $P serve $ARGS --export trtllm --out "$tmp/o.sh" >"$tmp/none" 2>&1 || bad "--out
 cmp -s "$tmp/o.sh" "$G/llama3-70b.trtllm" || bad "--out differs from stdout"
 [ -s "$tmp/none" ] && bad "--out also wrote to stdout"
 
+# ---- DWDP and shift parallelism as strategies ---------------------------------------
+D="deepseek-r1 --cluster gb200-nvl72 --gpus 72 --isl 8192 --osl 1 --dtype fp4 --top 1 --json"
+for mt in 8192 32768; do
+    $P serve $D --max-num-tokens $mt --fix "tp=8 ep=8 attn_dp=1 batch=64" >"$tmp/ep$mt" 2>"$tmp/err" || bad "EP $mt: $(cat "$tmp/err")"
+    $P serve $D --max-num-tokens $mt --fix "dwdp=1 ep=8 batch=64" >"$tmp/dw$mt" 2>"$tmp/err" || bad "DWDP $mt: $(cat "$tmp/err")"
+done
+python3 - "$tmp" <<'PY' || bad "DWDP: not slower at 8K tokens a step and faster at 32K than synchronous EP"
+import json, sys
+t = lambda n: json.load(open(sys.argv[1] + "/" + n))["plans"][0]
+for mt, sign in ((8192, -1), (32768, 1)):
+    ep, dw = t("ep%d" % mt), t("dw%d" % mt)
+    assert dw["strategy"]["dwdp"] == 1 and dw["tp"] == 1 and dw["ep"] == 8, dw["strategy"]
+    assert (dw["tokens_per_s"] - ep["tokens_per_s"]) * sign > 0, (mt, ep["tokens_per_s"], dw["tokens_per_s"])
+PY
+H="llama3-70b --cluster dgx-h200 --gpus 8 --isl 4096 --osl 256 --dtype fp8 --offline --space colocated --top 1"
+$P serve $H --fix "tp=8 shift=1" >"$tmp/sh" 2>"$tmp/err" || bad "shift: $(cat "$tmp/err")"
+grep -q "shift parallelism (plan 1): steps of [0-9]* tokens or more run as sequence parallelism" "$tmp/sh" ||
+    bad "shift: no switch point"
+$P serve $H --fix "tp=8 shift=1" --json >"$tmp/sh1" && $P serve $H --fix "tp=8 shift=0" --json >"$tmp/sh0" ||
+    bad "shift --json failed"
+python3 - "$tmp/sh0" "$tmp/sh1" <<'PY' || bad "shift parallelism does not beat TP only offline"
+import json, sys
+a, b = (json.load(open(f))["plans"][0] for f in sys.argv[1:])
+assert b["strategy"]["shift"] == 1 and a["strategy"]["shift"] == 0
+assert b["tokens_per_s"] > a["tokens_per_s"], (a["tokens_per_s"], b["tokens_per_s"])
+PY
+
 # ---- nothing meets the objectives, nothing fits ----------------------------------
 $P serve $ARGS --rate 5 --ttft-ms 1 --tpot-ms 1 >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -100,6 +127,7 @@ expect2 "bad fix key" 'unknown key "xx"' $P serve $ARGS --fix xx=1
 expect2 "bad export" '"tgi" is not vllm' $P serve $ARGS --export tgi
 expect2 "unknown option" 'unknown option' $P serve $ARGS --bogus
 expect2 "disagg sum" 'does not add up' $P serve $ARGS --fix disagg=2:2
+expect2 "max-num-tokens 0" '--max-num-tokens: "0"' $P serve $ARGS --max-num-tokens 0
 $P serve --help >"$tmp/h" 2>&1 || bad "serve --help failed"
 grep -q -- "--ttft-ms" "$tmp/h" || bad "--help lacks --ttft-ms"
 exit $fail
