@@ -5,7 +5,8 @@
  * chunked prefill and queueing; an M/D/1 queue (one request at a time, a
  * fixed service time D = one prefill step, Poisson arrivals at rho = 0.5:
  * mean wait rho D / (2 (1 - rho)) = D/2, Pollaczek-Khinchine); the offline
- * run's throughput against batch / decode step; goodput's bisection.
+ * run's throughput against batch / decode step; goodput's bisection; the
+ * closed loop (--concurrency) keeps its users in service, none queued.
  */
 #include <math.h>
 
@@ -123,6 +124,29 @@ static void test_goodput(void **state)
     assert_true(hi_s.slo_fraction < 0.9);
 }
 
+static void test_closed_loop(void **state)
+{
+    pt_model m;
+    pt_cluster c;
+    pt_infer_cfg cfg;
+    pt_serve_stats s, open_s;
+    pt_diag d;
+    pt_serve_load l = load_of(0, 400, 512, 64, 16);
+    (void)state;
+    setup(&m, &c, &cfg);
+    l.closed = 1;
+    assert_int_equal(pt_serve_simulate(&m, &c, &cfg, &l, &s, &d), PT_OK);
+    /* 16 users, each sending its next request as the last completes: 16 in
+     * the system all along (but the drain at the end), none waiting, so the
+     * mean time in the system is 16 / throughput (Little) and TTFT is far
+     * below the offline run's, where 400 requests queue at t = 0 */
+    th_near_rel(s.mean_in_system, s.mean_batch, 1e-6, "nobody waits");
+    assert_true(s.mean_batch > 15.0 && s.mean_batch <= 16.0);
+    l.closed = 0;
+    assert_int_equal(pt_serve_simulate(&m, &c, &cfg, &l, &open_s, &d), PT_OK);
+    assert_true(open_s.ttft_mean_s > 5.0 * s.ttft_mean_s);
+}
+
 static void test_too_long(void **state)
 {
     pt_model m;
@@ -145,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_md1),
         cmocka_unit_test(test_offline_throughput),
         cmocka_unit_test(test_goodput),
+        cmocka_unit_test(test_closed_loop),
         cmocka_unit_test(test_too_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

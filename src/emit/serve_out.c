@@ -46,6 +46,7 @@ static json_t *plan_json(const pt_serve_plan *p)
     json_object_set_new(j, "ttft_ms_p", json_real(p->ttft_ms_p));
     json_object_set_new(j, "tpot_ms_p", json_real(p->tpot_ms_p));
     json_object_set_new(j, "meets_slo", json_boolean(p->meets_slo));
+    if (p->goodput_rps > 0) json_object_set_new(j, "goodput_rps", json_real(p->goodput_rps));
     json_object_set_new(mem, "weights", json_real(w));
     json_object_set_new(mem, "kv_cache", json_real(kv));
     json_object_set_new(mem, "activations", json_real(a));
@@ -118,6 +119,12 @@ pt_status pt_emit_serve_table(const pt_model *m, const pt_cluster *c, const pt_s
                            p->tpot_ms, p->tpot_ms_p, p->meets_slo ? "yes" : "no",
                            p->mem.kv_budget_bytes / PT_GiB);
     }
+    for (int i = 0; i < r->n; i++)
+        if (r->plans[i].goodput_rps > 0) {
+            pt_emit_buf_printf(&b, "\ngoodput (90%% of requests meet both objectives) of plan %d: %.2f "
+                               "requests/s\n", i + 1, r->plans[i].goodput_rps);
+            break;
+        }
     for (int i = 0; i < r->n; i++)
         if (r->plans[i].cfg.seq_par == 2) {
             double sw = pt_serve_shift_point(m, c, &r->plans[i].cfg);

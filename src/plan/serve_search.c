@@ -152,6 +152,7 @@ static pt_status price_colocated(const pt_model *m, const pt_cluster *c, const p
     pt_serve_stats s;
     pt_status st;
     double per_rep;
+    *same = 0;
     memset(&l, 0, sizeof l);
     l.isl = o->isl;
     l.osl = o->osl;
@@ -168,12 +169,14 @@ static pt_status price_colocated(const pt_model *m, const pt_cluster *c, const p
         if (o->mode == PT_SERVE_CONCURRENCY) {
             int64_t k = (o->concurrency + p->replicas - 1) / p->replicas;
             if (k < l.max_batch) l.max_batch = k;
+            l.closed = 1;
+            *same = k <= smaller; /* a smaller batch already holds every user */
         }
         l.requests = 3 * l.max_batch + SIM_REQUESTS_MIN / 2;
     }
     if (l.requests > SIM_REQUESTS_MAX) l.requests = SIM_REQUESTS_MAX;
     if ((st = pt_serve_simulate(m, c, &p->cfg, &l, &s, d)) != PT_OK) return st;
-    *same = o->mode == PT_SERVE_RATE && s.peak_batch <= smaller;
+    if (o->mode == PT_SERVE_RATE) *same = s.peak_batch <= smaller;
     per_rep = s.tokens_per_s;
     if (o->mode == PT_SERVE_RATE) {
         /* what the load asks, if the replica keeps up (a finite run's span
@@ -367,6 +370,27 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
                 }
             }
         }
+    }
+    /* goodput of the plans kept: bisection on the rate per replica, up to
+     * 1.5 x what the replica finishes offline (SIM_REQUESTS_MIN x 2 each) */
+    for (int i = 0; i < out->n && (o->ttft_ms > 0 || o->tpot_ms > 0); i++) {
+        pt_serve_plan *p = &out->plans[i];
+        pt_serve_load l;
+        double cap, g;
+        if (p->prefill_gpus > 0) continue;
+        memset(&l, 0, sizeof l);
+        l.isl = o->isl;
+        l.osl = o->osl;
+        l.max_batch = p->batch;
+        l.kv_tokens = p->mem.kv_tokens;
+        l.ttft_slo_s = o->ttft_ms * 1e-3;
+        l.tpot_slo_s = o->tpot_ms * 1e-3;
+        l.percentile = o->percentile;
+        l.seed = 1;
+        l.requests = SIM_REQUESTS_MIN * 2;
+        cap = pt_infer_offline_tokens_per_s(m, c, &p->cfg, (double)p->batch, o->isl, o->osl, 0) / o->osl;
+        if ((st = pt_serve_goodput(m, c, &p->cfg, &l, cap * 1e-3, cap * 1.5, 12, &g, d)) != PT_OK) return st;
+        p->goodput_rps = g * (double)p->replicas;
     }
     if (out->n == 0) {
         if (!out->why_none[0])

@@ -61,6 +61,9 @@ typedef struct pt_serve_plan {
     double tokens_per_s, tokens_per_s_per_gpu;
     double ttft_ms, tpot_ms, ttft_ms_p, tpot_ms_p;
     double miss;              /* worst percentile / objective ratio (<= 1 meets) */
+    double goodput_rps;       /* with objectives, colocated: the highest request
+                                 rate at which 90% of requests meet both (all
+                                 replicas; DistServe's goodput); 0 not computed */
     int meets_slo, fits;
     pt_infer_mem mem;
     char strategy[200];

@@ -105,6 +105,7 @@ pt_status pt_serve_simulate(const pt_model *m, const pt_cluster *c, const pt_inf
         while (head < n && r[head].arrive <= t && nrun < load->max_batch &&
                kv_used + blocks(r[head].isl + r[head].osl, blk) <= load->kv_tokens) {
             kv_used += blocks(r[head].isl + r[head].osl, blk);
+            if (load->closed && load->rate <= 0) r[head].arrive = t; /* sent when a slot frees */
             run[nrun++] = head++;
         }
         if (nrun > out->peak_batch) out->peak_batch = nrun;
@@ -139,10 +140,11 @@ pt_status pt_serve_simulate(const pt_model *m, const pt_cluster *c, const pt_inf
             /* requests in the system during the step: the running ones and
              * those that have arrived and wait */
             int64_t waiting = 0;
-            for (int64_t w = head; w < n && r[w].arrive <= t; w++) waiting++;
+            int closed = load->closed && load->rate <= 0; /* the rest are not sent yet */
+            for (int64_t w = head; !closed && w < n && r[w].arrive <= t; w++) waiting++;
             area_sys += (double)(nrun + waiting) * dt;
             /* arrivals during the step count from their arrival */
-            for (int64_t w = head + waiting; w < n && r[w].arrive < t + dt; w++)
+            for (int64_t w = head + waiting; !closed && w < n && r[w].arrive < t + dt; w++)
                 area_sys += t + dt - r[w].arrive;
         }
         t += dt;

@@ -29,6 +29,9 @@ typedef enum pt_len_dist { PT_LEN_FIXED = 0, PT_LEN_UNIFORM, PT_LEN_EXP } pt_len
 
 typedef struct pt_serve_load {
     double rate;          /* requests/s to this replica; 0 = offline (all at t = 0) */
+    int closed;           /* with rate 0: a closed loop of max_batch users, each
+                             sending its next request when the last completes
+                             (arrival = admission: no queue)                    */
     int64_t requests;     /* requests simulated, e.g. 2000                   */
     double isl, osl;      /* mean prompt and output tokens, e.g. 2048, 256    */
     pt_len_dist dist;     /* how lengths vary around the mean                 */

@@ -108,6 +108,21 @@ assert b["strategy"]["shift"] == 1 and a["strategy"]["shift"] == 0
 assert b["tokens_per_s"] > a["tokens_per_s"], (a["tokens_per_s"], b["tokens_per_s"])
 PY
 
+# goodput under objectives: at least the rate asked, for a plan that meets them at it
+$P serve $ARGS --rate 2 --ttft-ms 500 --tpot-ms 50 --json >"$tmp/gp" 2>"$tmp/err" || bad "goodput run: $(cat "$tmp/err")"
+python3 - "$tmp/gp" <<'PY' || bad "no goodput >= the rate for a colocated plan that meets the objectives"
+import json, sys
+ps = [p for p in json.load(open(sys.argv[1]))["plans"] if p["meets_slo"] and not p["strategy"]["disagg"]]
+assert ps and all(p["goodput_rps"] >= 2 * 0.9 for p in ps), [p.get("goodput_rps") for p in ps]
+PY
+$P serve llama3.1-8b --cluster dgx-h100 --gpus 8 --isl 1024 --osl 256 --concurrency 64 --json >"$tmp/cc" 2>"$tmp/err" ||
+    bad "--concurrency: $(cat "$tmp/err")"
+python3 - "$tmp/cc" <<'PY' || bad "--concurrency queues its users (TTFT of seconds)"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+assert p["ttft_ms"] < 1000, p["ttft_ms"]
+PY
+
 # ---- nothing meets the objectives, nothing fits ----------------------------------
 $P serve $ARGS --rate 5 --ttft-ms 1 --tpot-ms 1 >"$tmp/out" 2>"$tmp/err"
 rc=$?
