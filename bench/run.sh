@@ -310,4 +310,6 @@ if $CC -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissin
 else
     echo "(few-shot: bench/bench_fewshot.c does not build)"
 fi
+echo
+sh "$ROOT/bench/serve.sh" "$BUILD" || status=1
 exit $status

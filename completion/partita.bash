@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale calibrate checkpoint models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale serve calibrate checkpoint models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -117,6 +117,10 @@ _partita()
     calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
     scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
     checkpoint) opts="--mtbf-s --checkpoint-s --restart-s --downtime-s --json --help" ;;
+    serve)
+        opts="--cluster --gpus --isl --osl --rate --concurrency --offline --ttft-ms --tpot-ms
+              --percentile --dtype --kv-dtype --engine --space --fix --max-num-tokens --top --json --export --out
+              --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac
@@ -130,7 +134,7 @@ _partita()
     local i
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --help) ;;
+        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --offline | --help) ;;
         --*=* | =) ;;
         -*) # its value, given as "--opt value" or split at "=" as "--opt = value"
             if [[ ${COMP_WORDS[i + 1]} == = ]]; then ((i += 2)); else ((i++)); fi ;;
@@ -139,7 +143,7 @@ _partita()
     done
     ((words == 0)) || return
     case $cmd in
-    plan | eval)
+    plan | eval | serve)
         COMPREPLY=($(compgen -W "$(_partita_names models)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
     scale)

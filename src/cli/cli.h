@@ -77,6 +77,7 @@ void cli_help(const cli_cmd *cmd, FILE *f);
 extern const cli_cmd cli_cmd_plan, cli_cmd_eval, cli_cmd_validate, cli_cmd_scale, cli_cmd_models,
     cli_cmd_devices, cli_cmd_clusters;
 extern const cli_cmd cli_cmd_checkpoint; /* cmd_checkpoint.c */
+extern const cli_cmd cli_cmd_serve; /* cmd_serve.c */
 
 /* Prints "partita: FILE:LINE:COL: msg" to stderr (control characters
  * escaped) and returns the exit status for st. */

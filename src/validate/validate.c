@@ -37,6 +37,7 @@
 #include "validate/validate.h"
 #include "plan/search.h"
 #include "goal/ttt.h"
+#include "validate/infer_runs.h"
 #include "cost/graph_cost.h"
 #include "hw/gpus.h"
 #include "workload/graph.h"
@@ -986,6 +987,10 @@ pt_status pt_validate_csv(const char *text, const char *file, const pt_vcalib *c
         pt_csv_free(&csv);
         if (st == PT_OK) pt_validate_summary(out, NULL, NULL);
         return st;
+    }
+    if (pt_infer_runs_header(csv.f, csv.nf)) { /* SPEC section 8: src/validate/infer_runs.c */
+        pt_csv_free(&csv);
+        return pt_infer_runs_csv(text, file, out, d);
     }
     for (int k = 0; k < C_COUNT; k++) {
         idx[k] = -1;

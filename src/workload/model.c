@@ -53,6 +53,7 @@ static const char *const names[] = {
     "mpt-7b",        "mpt-13b",       "mpt-30b",    "mpt-70b",
     "mixtral-8x7b",  "mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b",
     "deepseek-v3",   "gpt-oss-120b",
+    "llama3.1-8b",   "llama3.3-70b",  "deepseek-r1", "falcon-180b", "gpt-j-6b", /* serving (issue 16) */
 };
 
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
