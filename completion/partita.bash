@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale calibrate models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale calibrate sweep models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -89,6 +89,7 @@ _partita()
     --objective) COMPREPLY=($(compgen -W "step time-to-train" -- "$cur")); return ;;
     --trace) _partita_files "$cur" '*.json'; return ;;
     --svg) _partita_files "$cur" '*.svg'; return ;;
+    --report) _partita_files "$cur" '*.html'; return ;;
     --stat-eff) _partita_files "$cur" '*.csv'; return ;;
     --nccl) _partita_files "$cur" '*.txt'; return ;;
     --workload) return ;;
@@ -103,7 +104,7 @@ _partita()
     plan)
         opts="--cluster --gpus --global-batch --seq-len --dtype --engine --top --space --fix
               --threads --json --explain --export --out --verify --objective --tokens
-              --critical-batch --target-loss --trace --svg --moe-imbalance --moe-capacity
+              --critical-batch --target-loss --trace --svg --report --moe-imbalance --moe-capacity
               --no-flash-attention --help" ;;
     eval)
         opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
@@ -111,7 +112,8 @@ _partita()
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
     calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
-    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
+    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --report --help" ;;
+    sweep) opts="--json --report --threads --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac
