@@ -85,16 +85,17 @@ $(BUILD)/libpartita.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/partita: $(CLI_OBJ) $(BUILD)/libpartita.a $(BUILD)/mpi-$(MPI)
+$(BUILD)/partita: $(CLI_OBJ) $(BUILD)/libpartita.a $(BUILD)/mpi.flags
 	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpartita.a $(LDLIBS_ALL) $(MPI_LIBS)
 
-# cmd_sweep.o is rebuilt when MPI comes or goes (the stamp names the choice).
+# cmd_sweep.o and the binary are rebuilt when MPI comes or goes: mpi.flags
+# holds the choice and changes only with it.
 $(BUILD)/obj/src/cli/cmd_sweep.o: EXTRA_CFLAGS += $(MPI_CFLAGS)
-$(BUILD)/obj/src/cli/cmd_sweep.o: $(BUILD)/mpi-$(MPI)
-$(BUILD)/mpi-$(MPI):
+$(BUILD)/obj/src/cli/cmd_sweep.o: $(BUILD)/mpi.flags
+$(BUILD)/mpi.flags: FORCE
 	@mkdir -p $(@D)
-	@rm -f $(BUILD)/mpi-0 $(BUILD)/mpi-1
-	@touch $@
+	@echo 'MPI=$(MPI) $(MPI_CFLAGS) $(MPI_LIBS)' >$@.tmp.new
+	@if cmp -s $@.tmp.new $@; then rm -f $@.tmp.new; else mv $@.tmp.new $@; fi
 
 # Every test binary links the shared scaffolding of tests/helpers.c.
 TEST_HELPERS := $(BUILD)/obj/tests/helpers.o
