@@ -8,12 +8,25 @@
 CC      ?= cc
 BUILD   ?= build
 PKGS    := jansson cmocka
-DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev libgsl-dev pkg-config python3
+DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev libgsl-dev pkg-config python3 \
+           libopenmpi-dev openmpi-bin chromium
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
            -Wmissing-prototypes -Werror
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CFLAGS)
 LDLIBS_ALL = -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread $(EXTRA_LDFLAGS)
+
+# MPI is optional: with OpenMPI's mpicc on the PATH (Debian: libopenmpi-dev,
+# openmpi-bin), `partita sweep` splits its grid over `mpirun -np K` ranks
+# (src/cli/cmd_sweep.c); without it, or with MPI=0, the same sweep runs on one
+# process.  Only cmd_sweep.c sees mpi.h (as a system header: its warnings are
+# not ours); the binary links the MPI library.
+MPICC   ?= mpicc
+MPI     ?= $(shell $(MPICC) --showme:compile >/dev/null 2>&1 && echo 1 || echo 0)
+ifeq ($(MPI),1)
+MPI_CFLAGS := -DPT_HAVE_MPI $(patsubst -I%,-isystem %,$(shell $(MPICC) --showme:compile))
+MPI_LIBS   := $(shell $(MPICC) --showme:link)
+endif
 
 LIB_SRC := $(sort $(wildcard src/base/*.c src/workload/*.c src/hw/*.c src/cost/*.c \
                              src/strategy/*.c src/plan/*.c src/sim/*.c src/goal/*.c src/validate/*.c \
@@ -72,8 +85,17 @@ $(BUILD)/libpartita.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/partita: $(CLI_OBJ) $(BUILD)/libpartita.a
-	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpartita.a $(LDLIBS_ALL)
+$(BUILD)/partita: $(CLI_OBJ) $(BUILD)/libpartita.a $(BUILD)/mpi.flags
+	$(CC) $(OPT) $(EXTRA_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpartita.a $(LDLIBS_ALL) $(MPI_LIBS)
+
+# cmd_sweep.o and the binary are rebuilt when MPI comes or goes: mpi.flags
+# holds the choice and changes only with it.
+$(BUILD)/obj/src/cli/cmd_sweep.o: EXTRA_CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/obj/src/cli/cmd_sweep.o: $(BUILD)/mpi.flags
+$(BUILD)/mpi.flags: FORCE
+	@mkdir -p $(@D)
+	@echo 'MPI=$(MPI) $(MPI_CFLAGS) $(MPI_LIBS)' >$@.tmp.new
+	@if cmp -s $@.tmp.new $@; then rm -f $@.tmp.new; else mv $@.tmp.new $@; fi
 
 # Every test binary links the shared scaffolding of tests/helpers.c.
 TEST_HELPERS := $(BUILD)/obj/tests/helpers.o

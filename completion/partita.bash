@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale serve calibrate checkpoint models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale serve calibrate checkpoint sweep models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -91,6 +91,7 @@ _partita()
     --checkpoint-mode) COMPREPLY=($(compgen -W "sync async memory" -- "$cur")); return ;;
     --trace) _partita_files "$cur" '*.json'; return ;;
     --svg) _partita_files "$cur" '*.svg'; return ;;
+    --report) _partita_files "$cur" '*.html'; return ;;
     --stat-eff) _partita_files "$cur" '*.csv'; return ;;
     --nccl) _partita_files "$cur" '*.txt'; return ;;
     --workload) return ;;
@@ -106,7 +107,7 @@ _partita()
     plan)
         opts="--cluster --gpus --global-batch --seq-len --dtype --engine --top --space --fix
               --threads --json --explain --export --out --verify --objective --tokens
-              --critical-batch --target-loss --trace --svg --moe-imbalance --moe-capacity
+              --critical-batch --target-loss --trace --svg --report --moe-imbalance --moe-capacity
               --no-flash-attention --deadline-hours --checkpoint-GBps --checkpoint-mode --ft
               --spare-nodes --failure-rate --help" ;;
     eval)
@@ -115,12 +116,13 @@ _partita()
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
     calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
-    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
+    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --report --help" ;;
     checkpoint) opts="--mtbf-s --checkpoint-s --restart-s --downtime-s --json --help" ;;
     serve)
         opts="--cluster --gpus --isl --osl --rate --concurrency --offline --ttft-ms --tpot-ms
               --percentile --dtype --kv-dtype --engine --space --fix --max-num-tokens --top --json --export --out
               --help" ;;
+    sweep) opts="--json --report --threads --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac

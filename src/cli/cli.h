@@ -75,7 +75,7 @@ void cli_help(const cli_cmd *cmd, FILE *f);
 
 /* The commands, for `partita --help` and `partita help CMD`. */
 extern const cli_cmd cli_cmd_plan, cli_cmd_eval, cli_cmd_validate, cli_cmd_scale, cli_cmd_models,
-    cli_cmd_devices, cli_cmd_clusters;
+    cli_cmd_devices, cli_cmd_clusters, cli_cmd_sweep;
 extern const cli_cmd cli_cmd_checkpoint; /* cmd_checkpoint.c */
 extern const cli_cmd cli_cmd_serve; /* cmd_serve.c */
 
@@ -143,5 +143,6 @@ int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_clusters(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

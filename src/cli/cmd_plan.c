@@ -8,6 +8,7 @@
 #include "base/base.h"
 #include "emit/emit.h"
 #include "emit/export.h"
+#include "emit/html.h"
 #include "plan/search.h"
 #include "goal/ttt.h"
 #include "cli/plan_goodput.h"
@@ -120,14 +121,14 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
     }
 }
 
-static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts *so,
+static void explain(FILE *f, const pt_model *m, const pt_cluster *c, const pt_search_opts *so,
                     const pt_search_result *r)
 {
     const pt_plan *b = &r->plans[0];
     char s[256];
     pt_strategy_format(&b->st, s, sizeof s);
-    printf("\nwhy #1 wins\n");
-    printf("  %s: %.3f s per step, %.1f of %.1f GiB.\n", s, b->cost.step_time_s,
+    fprintf(f, "\nwhy #1 wins\n");
+    fprintf(f, "  %s: %.3f s per step, %.1f of %.1f GiB.\n", s, b->cost.step_time_s,
            gib(b->cost.mem.total), gib(b->cost.device_memory_bytes));
     for (int d = 0; d < PT_D_COUNT; d++) {
         const pt_plan *a = &r->alt[d];
@@ -140,7 +141,7 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
         if (!r->have_alt[d]) {
             int pinned = (d == PT_D_GBS && so->gbs_lo == so->gbs_hi) ||
                          (so->space.kind[d] == 1 && so->space.n[d] == 1);
-            printf("  %-9s %s: %s\n", pt_space_dim_name(d), v,
+            fprintf(f, "  %-9s %s: %s\n", pt_space_dim_name(d), v,
                    pinned ? "fixed by the question (--global-batch, --fix or --space)"
                           : "no other value is valid here or fits in memory");
             continue;
@@ -162,7 +163,7 @@ static void explain(const pt_model *m, const pt_cluster *c, const pt_search_opts
             char el[300];
             if (lvl) lvl = pt_str_escape(lvl, el, sizeof el);
             pt_strategy_key_value_text(d, x, av, sizeof av);
-            printf("  %-9s %s, not %s: the best with %s=%s is %.1f%% slower, mostly %s%s%s "
+            fprintf(f, "  %-9s %s, not %s: the best with %s=%s is %.1f%% slower, mostly %s%s%s "
                    "(%+.3f s per step)\n",
                    pt_space_dim_name(d), v, av, pt_space_dim_name(d), av, 100.0 * loss,
                    time_part_name(worst), lvl ? " over " : "", lvl ? lvl : "",
@@ -191,6 +192,7 @@ static const cli_opt opts[] = {
     {"trace", "FILE.json", "write the best plan's simulated step as a Chrome trace"},
     {"svg", "FILE.svg", "write the best plan's simulated step as an SVG timeline"},
     CLI_GOODPUT_OPTS,
+    {"report", "FILE.html", "write a self-contained HTML report: the plans, the explanation, the timeline, memory"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_plan = {
@@ -362,6 +364,40 @@ static int export_plan(const char *export_fmt, const pt_model *m, const pt_clust
     return 0;
 }
 
+/* --report: the page of html.c with plans[0]'s simulated step and the
+ * explanation as --explain prints it; written atomically. */
+static int write_report(const char *path, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                        const pt_search_opts *so, const pt_search_result *r, const pt_plan_check *chk)
+{
+    pt_sim_result sim;
+    pt_job pj = *job;
+    pt_diag d;
+    pt_status s;
+    char *expl = NULL, *html = NULL, why[800] = "";
+    size_t elen = 0;
+    FILE *f = open_memstream(&expl, &elen);
+    int rc, have_sim, sim_ok;
+    if (f) {
+        explain(f, m, c, so, r);
+        fclose(f);
+    }
+    pj.engine = pt_engine_of(m, job, &r->plans[0].st);
+    s = pt_sim_run(m, c, &pj, &r->plans[0].st, &sim, &d);
+    have_sim = s == PT_OK && !sim.window;
+    if (s != PT_OK) snprintf(why, sizeof why, "the step simulator refused this plan (%s)", d.msg);
+    else if (sim.window)
+        snprintf(why, sizeof why, "the step has %lld micro-batches per pipeline; the simulator replays at most %lld",
+                 (long long)sim.microbatches, (long long)PT_SIM_MAX_MICROBATCHES);
+    sim_ok = s == PT_OK;
+    s = pt_emit_html_plan(m, c, job, r, chk, expl, have_sim ? &sim : NULL, why, &html, &d);
+    if (sim_ok) pt_sim_free(&sim);
+    free(expl);
+    if (s != PT_OK) return cli_fail(s, &d);
+    rc = cli_output(path, html);
+    free(html);
+    return rc;
+}
+
 /* The human table, the time-to-train ranking, the simulator's check, the
  * explanation. */
 static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_search_opts *so,
@@ -402,7 +438,7 @@ static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *jo
                    gib(k->analytic_peak_bytes), gib(k->simulated_peak_bytes));
         }
     }
-    if (explain_f) explain(m, c, so, r);
+    if (explain_f) explain(stdout, m, c, so, r);
 }
 
 int cmd_plan(int argc, char **argv)
@@ -495,7 +531,9 @@ int cmd_plan(int argc, char **argv)
         pt_search_free(&r);
         return cli_fail(s, &d);
     }
-    if (gp.on && (rc = cli_goodput_deadline(&gp, &r, chk)) != 0) {
+    if ((gp.on && (rc = cli_goodput_deadline(&gp, &r, chk)) != 0) ||
+        (cli_get(&a, "report") &&
+         (rc = write_report(cli_get(&a, "report"), &m, &c, &o.job, &so, &r, chk)) != 0)) {
         free(chk);
         pt_search_free(&r);
         return rc;

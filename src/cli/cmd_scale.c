@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "base/base.h"
 #include "emit/emit.h"
+#include "emit/html.h"
 #include "goal/statef_csv.h"
 #include "goal/scale.h"
 
@@ -23,6 +24,7 @@ static const cli_opt opts[] = {
     {"ilp-nodes", "K", "branch-and-bound budget of the speed-up table's integer program, 1..1000000 (default 300)"},
     {"json", NULL, "print JSON instead of the table"},
     {"svg", "FILE.svg", "also write the two curves as an SVG chart"},
+    {"report", "FILE.html", "also write a self-contained HTML report: the question, the curves, the table"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_scale = {
@@ -177,6 +179,18 @@ int cmd_scale(int argc, char **argv)
             return cli_fail(st, &d);
         }
         rc = cli_output(svg, text);
+        free(text);
+        if (rc) {
+            pt_graph_free(&g);
+            return rc;
+        }
+    }
+    if (cli_get(&a, "report")) {
+        if ((st = pt_emit_html_scale(&g, &c, &se, se_src, &r, &text, &d)) != PT_OK) {
+            pt_graph_free(&g);
+            return cli_fail(st, &d);
+        }
+        rc = cli_output(cli_get(&a, "report"), text);
         free(text);
         if (rc) {
             pt_graph_free(&g);

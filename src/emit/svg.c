@@ -64,9 +64,7 @@ static void esc(pt_emit_buf *b, const char *s)
     }
 }
 
-/* A round tick step (1, 2 or 5 times a power of ten) giving about `target`
- * ticks over range, and the decimals its labels need. */
-static double nice_step(double range, int target, int *decimals)
+double pt_emit_nice_step(double range, int target, int *decimals)
 {
     double raw = range / target, mag, f, step;
     int dec;
@@ -223,7 +221,7 @@ static void axis(pt_emit_buf *b, const pt_sim_result *r, const layout *L)
 static void memory(pt_emit_buf *b, const pt_sim_result *r, const layout *L)
 {
     int top = L->mem_top, dec;
-    double step = nice_step(L->mem_max, 5, &dec);
+    double step = pt_emit_nice_step(L->mem_max, 5, &dec);
     pt_emit_buf_printf(b, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">memory per stage (GiB, "
                           "scaled to the largest peak)</text>\n",
                        LEFT, top - 8);
@@ -295,7 +293,7 @@ pt_status pt_emit_svg(const pt_sim_result *r, const pt_model *m, const pt_strate
 
     memset(&L, 0, sizeof L);
     L.span_s = tl.span_s;
-    L.tick_s = nice_step(L.span_s, 8, &L.tick_dec);
+    L.tick_s = pt_emit_nice_step(L.span_s, 8, &L.tick_dec);
     for (int s = 0; s < r->pp; s++)
         if (stage_peak(r, s) > maxb) maxb = stage_peak(r, s);
     for (int i = 0; i < r->nmem; i++)

@@ -83,6 +83,10 @@ void pt_emit_tl_stage_label(const pt_emit_tl *tl, int stage, char *buf, size_t n
 /* "F mb3 v1 L12-23", "send B mb3 v1", ... for event i of r. */
 void pt_emit_tl_event_name(const pt_emit_tl *tl, const pt_sim_result *r, int i, char *buf,
                            size_t n);
+/* A round tick step (1, 2 or 5 times a power of ten) giving about `target`
+ * ticks over range, and the decimals its labels need (also the reports'
+ * charts, html.c). */
+double pt_emit_nice_step(double range, int target, int *decimals);
 /* "12-23" (inclusive), "12" for one layer, "" for none. */
 void pt_emit_tl_layers(int lo, int hi, char *buf, size_t n);
 

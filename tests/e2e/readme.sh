@@ -14,7 +14,7 @@ python3 - "$BUILD" "$tmp" <<'PY'
 import os, re, shlex, subprocess, sys
 
 build, tmp = sys.argv[1], sys.argv[2]
-OUTPUT_FLAGS = ("--trace", "--svg", "--out")
+OUTPUT_FLAGS = ("--trace", "--svg", "--out", "--report")
 
 def norm(line):
     # the thread count is the machine's core count

@@ -1,0 +1,380 @@
+/*
+ * sweep_out.c -- `partita sweep` as a table, as JSON and as an HTML report
+ * (see sweep_out.h).  The plan object of each answer is the one `plan
+ * --json` prints (plan_out.c's, with engine and step_time_source), less
+ * search_seconds: nothing here depends on the clock or on which process
+ * answered, so the bytes are the same for any number of MPI ranks.
+ */
+#include "emit/sweep_out.h"
+#include "emit/html.h"
+#include "base/base.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct front_item {
+    double h, usd;
+    int64_t i;
+} front_item;
+
+static int by_time(const void *pa, const void *pb)
+{
+    const front_item *a = pa, *b = pb;
+    if (a->h != b->h) return a->h < b->h ? -1 : 1;
+    if (a->usd != b->usd) return a->usd < b->usd ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int by_index(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+int pt_emit_sweep_front(const pt_sweep_grid *g, const pt_sweep_answer *a, int64_t **front)
+{
+    front_item *it = malloc((size_t)(g->n > 0 ? g->n : 1) * sizeof *it);
+    int64_t n = 0, k = 0;
+    double best = 0;
+    *front = NULL;
+    if (!it) return -1;
+    for (int64_t i = 0; i < g->n; i++)
+        if (a[i].status == 0 && a[i].dollars_per_btok > 0) it[n++] = (front_item){a[i].hours_per_btok, a[i].dollars_per_btok, i};
+    if (n == 0) {
+        free(it);
+        return 0;
+    }
+    /* fastest first: a point is on the front when it is cheaper than every
+     * faster one (equal points: the first in grid order only) */
+    qsort(it, (size_t)n, sizeof *it, by_time);
+    *front = malloc((size_t)n * sizeof **front);
+    if (!*front) {
+        free(it);
+        return -1;
+    }
+    for (int64_t j = 0; j < n; j++)
+        if (k == 0 || it[j].usd < best) {
+            (*front)[k++] = it[j].i;
+            best = it[j].usd;
+        }
+    free(it);
+    qsort(*front, (size_t)k, sizeof **front, by_index);
+    return (int)k;
+}
+
+static void short_strategy(const pt_strategy *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "tp=%d pp=%d dp=%d cp=%d vpp=%d mbs=%d zero=%d %s %s", s->tp, s->pp, s->dp, s->cp, s->vpp,
+             s->mbs, s->zero, pt_recompute_name(s->recompute), pt_schedule_name(s->schedule));
+    if (s->ep > 1) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, n - k, " ep=%d", s->ep);
+    }
+}
+
+/* "llama3-70b dgx-h100 x64 b512 s4096 step": a question in a few words. */
+static void question_words(const pt_sweep_grid *g, const pt_sweep_answer *a, int64_t i, char *buf, size_t n)
+{
+    pt_sweep_q q = pt_sweep_question(g, i);
+    snprintf(buf, n, "%s on %lld x %s, batch %lld, seq %lld, %s", g->model_arg[q.model], (long long)a->devices,
+             g->cluster_arg[q.cluster], (long long)g->gbs[q.gbs], (long long)a->seq_len,
+             pt_sweep_obj_name(g->obj[q.obj]));
+}
+
+pt_status pt_emit_sweep_text(const pt_sweep_grid *g, const pt_sweep_answer *a, char **out, pt_diag *d)
+{
+    pt_emit_buf b = {0};
+    int64_t *front = NULL;
+    int nf;
+    char e1[300], e2[300];
+    pt_emit_buf_printf(&b, "sweep %s: %lld questions (%d model%s x %d cluster%s x %d device count%s x %d batch%s x "
+                           "%d sequence length%s x %d objective%s)\n\n",
+                       pt_str_escape(g->file, e1, sizeof e1), (long long)g->n, g->nmodel, g->nmodel == 1 ? "" : "s",
+                       g->ncluster, g->ncluster == 1 ? "" : "s", g->ngpus, g->ngpus == 1 ? "" : "s", g->ngbs,
+                       g->ngbs == 1 ? "" : "es", g->nseq, g->nseq == 1 ? "" : "s", g->nobj, g->nobj == 1 ? "" : "s");
+    pt_emit_buf_printf(&b, "%4s  %-18s %-16s %6s %6s %6s %-9s %8s %10s %6s %9s %11s  %s\n", "#", "model", "cluster",
+                       "gpus", "batch", "seq", "objective", "step s", "tokens/s", "MFU", "h/1B tok", "$/1B tok",
+                       "best strategy");
+    for (int64_t i = 0; i < g->n; i++) {
+        pt_sweep_q q = pt_sweep_question(g, i);
+        const pt_sweep_answer *x = &a[i];
+        char s[256];
+        pt_emit_buf_printf(&b, "%4lld  %-18s %-16s %6lld %6lld %6lld %-9s ", (long long)i + 1,
+                           pt_str_escape(g->model[q.model].name, e1, sizeof e1),
+                           pt_str_escape(g->cluster[q.cluster].name, e2, sizeof e2), (long long)x->devices,
+                           (long long)g->gbs[q.gbs], (long long)x->seq_len, pt_sweep_obj_name(g->obj[q.obj]));
+        if (x->status != 0) {
+            pt_emit_buf_printf(&b, "%s: %s\n", x->status == 1 ? "no fit" : "refused",
+                               pt_str_escape(x->why, e1, sizeof e1));
+            continue;
+        }
+        short_strategy(&x->best.st, s, sizeof s);
+        pt_emit_buf_printf(&b, "%8.3f %10.0f %5.1f%% %9.2f %11.0f  %s\n", x->best.cost.step_time_s,
+                           x->best.cost.tokens_per_s, 100.0 * x->best.cost.mfu, x->hours_per_btok,
+                           x->dollars_per_btok, s);
+    }
+    nf = pt_emit_sweep_front(g, a, &front);
+    if (nf < 0) b.oom = 1;
+    else if (nf > 0) {
+        pt_emit_buf_puts(&b, "\nPareto front, time against dollars (no other answer is both faster and cheaper):");
+        for (int k = 0; k < nf; k++) pt_emit_buf_printf(&b, " #%lld", (long long)front[k] + 1);
+        pt_emit_buf_puts(&b, "\n");
+    }
+    free(front);
+    return pt_emit_buf_finish(&b, out, d);
+}
+
+static json_t *question_json(const pt_sweep_grid *g, const pt_sweep_answer *a, int64_t i)
+{
+    pt_sweep_q q = pt_sweep_question(g, i);
+    json_t *o = json_object();
+    json_object_set_new(o, "command", json_string("plan"));
+    json_object_set_new(o, "model", json_string(g->model_arg[q.model]));
+    json_object_set_new(o, "cluster", json_string(g->cluster_arg[q.cluster]));
+    json_object_set_new(o, "gpus", json_integer(a->devices));
+    json_object_set_new(o, "global_batch", json_integer(g->gbs[q.gbs]));
+    json_object_set_new(o, "seq_len", json_integer(a->seq_len));
+    json_object_set_new(o, "objective", json_string(pt_sweep_obj_name(g->obj[q.obj])));
+    json_object_set_new(o, "dtype", json_string(pt_dtype_name(g->dtype)));
+    return o;
+}
+
+pt_status pt_emit_sweep_json(const pt_sweep_grid *g, const pt_sweep_answer *a, char **out, pt_diag *d)
+{
+    json_t *j = json_object(), *arr = json_array(), *fr = json_array();
+    int64_t *front = NULL;
+    int nf;
+    json_object_set_new(j, "questions", json_integer(g->n));
+    for (int64_t i = 0; i < g->n; i++) {
+        const pt_sweep_answer *x = &a[i];
+        json_t *o = json_object(), *plans = json_array();
+        json_object_set_new(o, "question", question_json(g, x, i));
+        if (x->status == 0) {
+            json_t *p = pt_emit_plan_json(&x->best.st, &x->best.cost);
+            json_object_set_new(p, "engine", json_string(pt_engine_label(x->engine)));
+            json_object_set_new(p, "step_time_source", json_string(x->check.independent ? "simulated" : "analytic"));
+            json_array_append_new(plans, p);
+        }
+        json_object_set_new(o, "plans", plans);
+        json_object_set_new(o, "candidates_evaluated", json_integer(x->evaluated));
+        if (x->status == 0) {
+            json_object_set_new(o, "hours_per_billion_tokens", json_real(x->hours_per_btok));
+            json_object_set_new(o, "dollars_per_billion_tokens", json_real(x->dollars_per_btok));
+        } else {
+            json_object_set_new(o, x->status == 1 ? "no_fit" : "refused", json_string(x->why));
+        }
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(j, "answers", arr);
+    nf = pt_emit_sweep_front(g, a, &front);
+    for (int k = 0; k < nf; k++) json_array_append_new(fr, json_integer(front[k]));
+    json_object_set_new(j, "pareto_front", fr);
+    free(front);
+    if (nf < 0) {
+        json_decref(j);
+        return pt_diag_set(d, NULL, NULL, NULL, "out of memory"), PT_ENOMEM;
+    }
+    return pt_emit_json_finish(j, out, d);
+}
+
+/* ---- the report ----------------------------------------------------------- */
+
+static void list_kv(pt_emit_buf *b, const char *key, int n, const char *const *s, const int64_t *v)
+{
+    char buf[1200];
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used + 80 < sizeof buf; i++) {
+        if (s) used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? ", " : "", s[i]);
+        else if (v[i]) used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%lld", i ? ", " : "", (long long)v[i]);
+        else used += (size_t)snprintf(buf + used, sizeof buf - used, "%sthe model's", i ? ", " : "");
+    }
+    pt_html_kv(b, key, buf);
+}
+
+/* The arrays a Pareto chart needs, in one allocation each. */
+typedef struct chart_data {
+    double *x, *y;
+    char (*tip)[384];
+    char (*label)[24];
+    const char **tp, **lp;
+} chart_data;
+
+static int chart_alloc(chart_data *c, int64_t n)
+{
+    size_t k = (size_t)(n > 0 ? n : 1);
+    c->x = calloc(k, sizeof *c->x), c->y = calloc(k, sizeof *c->y);
+    c->tip = calloc(k, sizeof *c->tip), c->label = calloc(k, sizeof *c->label);
+    c->tp = calloc(k, sizeof *c->tp), c->lp = calloc(k, sizeof *c->lp);
+    return c->x && c->y && c->tip && c->label && c->tp && c->lp;
+}
+
+static void chart_free(chart_data *c)
+{
+    free(c->x), free(c->y), free(c->tip), free(c->label), free(c->tp), free(c->lp);
+}
+
+static void pareto_chart(pt_emit_buf *b, const pt_sweep_grid *g, const pt_sweep_answer *a, const int64_t *front,
+                         int nf)
+{
+    chart_data cd;
+    pt_html_series *ser = calloc((size_t)g->nmodel + 1, sizeof *ser);
+    int64_t used = 0;
+    if (!ser || !chart_alloc(&cd, g->n + nf)) {
+        free(ser);
+        if (ser) chart_free(&cd);
+        b->oom = 1;
+        return;
+    }
+    /* one series of dots per model, in grid order, then the front */
+    for (int mi = 0; mi < g->nmodel; mi++) {
+        int64_t start = used;
+        for (int64_t i = 0; i < g->n; i++) {
+            char w[600];
+            if (pt_sweep_question(g, i).model != mi || a[i].status != 0 || !(a[i].dollars_per_btok > 0)) continue;
+            question_words(g, &a[i], i, w, sizeof w);
+            cd.x[used] = a[i].hours_per_btok, cd.y[used] = a[i].dollars_per_btok;
+            snprintf(cd.tip[used], sizeof cd.tip[used], "#%lld %.300s: %.3g h and $%.0f per 1B tokens",
+                     (long long)i + 1, w, a[i].hours_per_btok, a[i].dollars_per_btok);
+            cd.tp[used] = cd.tip[used];
+            used++;
+        }
+        ser[mi] = (pt_html_series){g->model[mi].name, (int)(used - start), cd.x + start, cd.y + start, NULL,
+                                   cd.tp + start, 0, 1};
+    }
+    {
+        /* the front from fastest to cheapest, each point labelled with its number */
+        int64_t start = used;
+        int64_t *order = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *order);
+        if (!order) {
+            b->oom = 1;
+        } else {
+            memcpy(order, front, (size_t)nf * sizeof *order);
+            for (int i = 1; i < nf; i++) /* insertion sort by time, few points */
+                for (int j = i; j > 0 && a[order[j]].hours_per_btok < a[order[j - 1]].hours_per_btok; j--) {
+                    int64_t t = order[j];
+                    order[j] = order[j - 1], order[j - 1] = t;
+                }
+            for (int k = 0; k < nf; k++) {
+                int64_t i = order[k];
+                cd.x[used] = a[i].hours_per_btok, cd.y[used] = a[i].dollars_per_btok;
+                snprintf(cd.label[used], sizeof cd.label[used], "#%lld", (long long)i + 1);
+                cd.lp[used] = cd.label[used];
+                used++;
+            }
+            free(order);
+        }
+        ser[g->nmodel] = (pt_html_series){"Pareto front (labelled: answer #)", (int)(used - start), cd.x + start,
+                                          cd.y + start, cd.lp + start, NULL, 1, 0};
+    }
+    {
+        pt_html_xy_chart c = {"time against dollars per 10^9 tokens trained, every answer",
+                              "hours per 10^9 tokens", "dollars per 10^9 tokens", 1, 1, g->nmodel + 1, ser};
+        pt_html_xy(b, &c);
+    }
+    chart_free(&cd);
+    free(ser);
+}
+
+pt_status pt_emit_html_sweep(const pt_sweep_grid *g, const pt_sweep_answer *a, char **out, pt_diag *d)
+{
+    pt_emit_buf b = {0};
+    int64_t *front = NULL;
+    int nf;
+    char title[400], sub[200];
+    const char **names = calloc((size_t)(g->nmodel > g->ncluster ? g->nmodel : g->ncluster) + 1, sizeof *names);
+    assert(g && a && out);
+    *out = NULL;
+    nf = pt_emit_sweep_front(g, a, &front);
+    if (!names || nf < 0) {
+        free(names), free(front);
+        return pt_diag_set(d, NULL, NULL, NULL, "out of memory"), PT_ENOMEM;
+    }
+    snprintf(title, sizeof title, "Sweep of %lld questions (%.200s)", (long long)g->n, g->file);
+    snprintf(sub, sizeof sub, "partita sweep report: each question answered by the plan search, best plan only");
+    pt_html_begin(&b, title, sub);
+    pt_emit_buf_puts(&b, "<nav><a href=\"#question\">grid</a><a href=\"#pareto\">Pareto front</a>"
+                         "<a href=\"#plans\">answers</a></nav>\n");
+    pt_html_section(&b, "question", "The grid");
+    pt_emit_buf_puts(&b, "<dl class=\"q\">\n");
+    for (int i = 0; i < g->nmodel; i++) names[i] = g->model_arg[i];
+    list_kv(&b, "models", g->nmodel, names, NULL);
+    for (int i = 0; i < g->ncluster; i++) names[i] = g->cluster_arg[i];
+    list_kv(&b, "clusters", g->ncluster, names, NULL);
+    list_kv(&b, "GPUs", g->ngpus, NULL, g->gpus);
+    list_kv(&b, "global batch (sequences)", g->ngbs, NULL, g->gbs);
+    list_kv(&b, "sequence length (tokens)", g->nseq, NULL, g->seq);
+    for (int i = 0; i < g->nobj; i++) names[i] = pt_sweep_obj_name(g->obj[i]);
+    list_kv(&b, "objectives", g->nobj, names, NULL);
+    pt_html_kv(&b, "data type", pt_dtype_name(g->dtype));
+    pt_emit_buf_puts(&b, "</dl>\n");
+    pt_html_section_end(&b);
+
+    pt_html_section(&b, "pareto", "Pareto front: time against dollars");
+    if (nf > 0) {
+        pareto_chart(&b, g, a, front, nf);
+        pt_emit_buf_puts(&b, "<p class=\"note\">Both per 10^9 tokens trained at the answer's predicted speed, "
+                             "dollars at the cluster's price per device-hour. On the front no other answer is "
+                             "both faster and cheaper.</p>\n<div class=\"wrap\"><table>\n<tr><th>#</th>"
+                             "<th class=\"l\">question</th><th>hours / 10^9 tokens</th><th>$ / 10^9 tokens</th>"
+                             "<th class=\"l\">best strategy</th></tr>\n");
+        for (int k = 0; k < nf; k++) {
+            int64_t i = front[k];
+            char w[600], s[256];
+            question_words(g, &a[i], i, w, sizeof w);
+            short_strategy(&a[i].best.st, s, sizeof s);
+            pt_emit_buf_printf(&b, "<tr><td>%lld</td><td class=\"l\">", (long long)i + 1);
+            pt_emit_buf_xml(&b, w);
+            pt_emit_buf_printf(&b, "</td><td>%.3f</td><td>%.0f</td><td class=\"l\">", a[i].hours_per_btok,
+                               a[i].dollars_per_btok);
+            pt_emit_buf_xml(&b, s);
+            pt_emit_buf_puts(&b, "</td></tr>\n");
+        }
+        pt_emit_buf_puts(&b, "</table></div>\n");
+    } else {
+        pt_emit_buf_puts(&b, "<p>No front: no answer has both a plan and a price.</p>\n");
+    }
+    pt_html_section_end(&b);
+
+    pt_html_section(&b, "plans", "Every answer, in grid order");
+    pt_emit_buf_puts(&b, "<div class=\"wrap\"><table>\n<tr><th>#</th><th class=\"l\">model</th><th class=\"l\">cluster"
+                         "</th><th>GPUs</th><th>batch</th><th>seq</th><th class=\"l\">objective</th><th>step s</th>"
+                         "<th>tokens/s</th><th>MFU</th><th>memory GiB</th><th>h / 10^9 tokens</th>"
+                         "<th>$ / 10^9 tokens</th><th class=\"l\">best strategy</th></tr>\n");
+    for (int64_t i = 0; i < g->n; i++) {
+        pt_sweep_q q = pt_sweep_question(g, i);
+        const pt_sweep_answer *x = &a[i];
+        char s[400];
+        pt_emit_buf_printf(&b, "<tr><td>%lld</td><td class=\"n\">", (long long)i + 1);
+        pt_emit_buf_xml(&b, g->model[q.model].name);
+        pt_emit_buf_puts(&b, "</td><td class=\"n\">");
+        pt_emit_buf_xml(&b, g->cluster[q.cluster].name);
+        pt_emit_buf_printf(&b, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td class=\"l\">%s</td>",
+                           (long long)x->devices, (long long)g->gbs[q.gbs], (long long)x->seq_len,
+                           pt_sweep_obj_name(g->obj[q.obj]));
+        if (x->status != 0) {
+            snprintf(s, sizeof s, "%s: %.300s", x->status == 1 ? "no fit" : "refused", x->why);
+            pt_emit_buf_puts(&b, "<td colspan=\"7\" class=\"l\">");
+            pt_emit_buf_xml(&b, s);
+            pt_emit_buf_puts(&b, "</td></tr>\n");
+            continue;
+        }
+        short_strategy(&x->best.st, s, sizeof s);
+        pt_emit_buf_printf(&b, "<td>%.3f</td><td>%.0f</td><td>%.1f%%</td><td>%.1f</td><td>%.3f</td><td>%.0f</td>"
+                               "<td class=\"l\">",
+                           x->best.cost.step_time_s, x->best.cost.tokens_per_s, 100.0 * x->best.cost.mfu,
+                           (double)(x->check.simulated ? x->check.simulated_peak_bytes : x->best.cost.mem.total) /
+                               PT_GiB,
+                           x->hours_per_btok, x->dollars_per_btok);
+        pt_emit_buf_xml(&b, s);
+        pt_emit_buf_puts(&b, "</td></tr>\n");
+    }
+    pt_emit_buf_puts(&b, "</table></div>\n");
+    pt_html_section_end(&b);
+    pt_html_end(&b);
+    free(front);
+    free(names);
+    return pt_emit_buf_finish(&b, out, d);
+}
