@@ -10,6 +10,8 @@
 #include "emit/export.h"
 #include "plan/search.h"
 #include "goal/ttt.h"
+#include "cli/cmd_recsys.h"
+#include "workload/recsys.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -189,6 +191,8 @@ static const cli_opt opts[] = {
     {"out", "FILE", "write --export's configuration to FILE instead of stdout"},
     {"trace", "FILE.json", "write the best plan's simulated step as a Chrome trace"},
     {"svg", "FILE.svg", "write the best plan's simulated step as an SVG timeline"},
+    {"host-memory-GiB", "X", "recommendation models: host memory per device for UVM-cached tables, 0..1e6 "
+                             "(default 128, TorchRec's)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_plan = {
@@ -424,6 +428,12 @@ int cmd_plan(int argc, char **argv)
     if ((rc = cli_parse(&cli_cmd_plan, argc, argv, &a)) != CLI_GO) return rc;
     any = engine_any(&a);
     if (a.npos < 1) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
+    if (pt_recsys_probe(a.pos[0])) { /* a recommendation model: its embedding sharding */
+        if (any) return cli_usage("--engine does not apply to a recommendation model (%s)", a.pos[0]);
+        return cli_plan_recsys(&a);
+    }
+    if (cli_get(&a, "host-memory-GiB"))
+        return cli_usage("--host-memory-GiB applies to recommendation models only (%s is not one)", a.pos[0]);
     memset(&o, 0, sizeof o);
     o.model = a.pos[0];
     /* the model first, then the other arguments */
