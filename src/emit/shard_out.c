@@ -106,6 +106,19 @@ pt_status pt_emit_shard_json(const pt_embed_job *j, const pt_shard_plan *best, c
     return pt_emit_json_finish(o, out, d);
 }
 
+/* A table name as a Python string literal's inside (names from graph files
+ * hold no control characters: pt_json_name refuses them). */
+static const char *py(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 3 < n; s++) {
+        if (*s == '"' || *s == '\\') buf[k++] = '\\';
+        buf[k++] = *s;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 /* TorchRec's ShardingType enum member for a type. */
 static const char *enum_name(pt_shard_type t)
 {
@@ -140,10 +153,11 @@ pt_status pt_emit_export_torchrec(const pt_embed_job *j, const pt_shard_plan *be
     for (int i = 0; i < j->rs->ntables; i++) {
         const pt_glayer *tb = pt_recsys_table(j->rs, i);
         const pt_shard_choice *ch = &best->ch[i];
+        char nb[120];
         pt_emit_buf_printf(&b, "    \"%s\": ParameterConstraints(\n        sharding_types=[ShardingType.%s.value],\n"
                                "        compute_kernels=[EmbeddingComputeKernel.%s.value],\n"
                                "        pooling_factors=[%g],\n",
-                           tb->name, enum_name(ch->type),
+                           py(tb->name, nb, sizeof nb), enum_name(ch->type),
                            ch->type == PT_SHARD_DP ? "DENSE" : ch->uvm ? "FUSED_UVM_CACHING" : "FUSED",
                            tb->emb.pooling);
         if (ch->uvm) pt_emit_buf_printf(&b, "        cache_params=CacheParams(load_factor=%g),\n", tb->emb.hot_rows);
@@ -155,7 +169,8 @@ pt_status pt_emit_export_torchrec(const pt_embed_job *j, const pt_shard_plan *be
         const pt_glayer *tb = pt_recsys_table(j->rs, i);
         const pt_shard_choice *ch = &best->ch[i];
         const char *k = ch->uvm ? ", compute_kernel=EmbeddingComputeKernel.FUSED_UVM_CACHING.value" : "";
-        pt_emit_buf_printf(&b, "    \"%s\": ", tb->name);
+        char nb[120];
+        pt_emit_buf_printf(&b, "    \"%s\": ", py(tb->name, nb, sizeof nb));
         switch (ch->type) {
         case PT_SHARD_TW: pt_emit_buf_printf(&b, "table_wise(rank=%d%s),\n", ch->part[0], k); break;
         case PT_SHARD_CW:

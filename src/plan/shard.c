@@ -18,6 +18,8 @@ typedef struct ctx {
     const pt_embed_job *j;
     pt_embed_dev *dev;     /* scratch, c->devices                          */
     int64_t evaluated;
+    double *ul, *uh;       /* scratch per device or node: lookup s, HBM     */
+    char *taken;
 } ctx;
 
 static void eval(ctx *x, const pt_shard_choice *ch, pt_embed_cost *out)
@@ -60,44 +62,94 @@ static int push(cands *cs, const pt_embed_job *j, int t, const pt_shard_choice *
     return 0;
 }
 
-/* Partita's candidates for table t (shard.h). */
-static int partita_cands(const pt_embed_job *j, int t, cands *cs)
+/* The `want` least-loaded of n units (devices, or nodes of g devices) by
+ * lookup seconds, then HBM, then index, into pick[] in index order;
+ * returns how many.  Uses x's unit scratch. */
+static int least_loaded(ctx *x, int64_t g, int64_t n, int want, int *pick)
 {
+    const pt_embed_dev *dev = x->dev;
+    int64_t N = x->j->c->devices;
+    int got = 0;
+    if (want > n) want = (int)n;
+    for (int64_t u = 0; u < n; u++) {
+        x->ul[u] = x->uh[u] = 0;
+        x->taken[u] = 0;
+        for (int64_t i = u * g; i < (u + 1) * g && i < N; i++) x->ul[u] += dev[i].lookup_s, x->uh[u] += dev[i].hbm;
+    }
+    for (int k = 0; k < want; k++) {
+        int64_t best = -1;
+        for (int64_t u = 0; u < n; u++)
+            if (!x->taken[u] && (best < 0 || x->ul[u] < x->ul[best] ||
+                                 (x->ul[u] == x->ul[best] && x->uh[u] < x->uh[best])))
+                best = u;
+        x->taken[best] = 1;
+        pick[got++] = (int)best;
+    }
+    /* index order: one spelling per set */
+    for (int a = 1; a < got; a++)
+        for (int b = a; b > 0 && pick[b] < pick[b - 1]; b--) {
+            int tmp = pick[b];
+            pick[b] = pick[b - 1], pick[b - 1] = tmp;
+        }
+    return got;
+}
+
+/* Partita's candidates for table t given the rest of the plan ch (shard.h):
+ * table_wise on each of the TW_DEVICES least-loaded devices, column_wise on
+ * the k least-loaded (and, on up to CW_RUNS_UPTO devices, on every aligned
+ * run of k), table_row_wise on each of the TWRW_NODES least-loaded
+ * nodes, grid_shard on the k least-loaded nodes, row_wise and
+ * data_parallel; where a table goes to a device, the least-loaded ones are
+ * where it can go best, so the candidates stay few at any device count. */
+#define TW_DEVICES 64
+#define TWRW_NODES 8
+/* Up to this many devices, column_wise also tries every aligned run of k. */
+#define CW_RUNS_UPTO 64
+static int partita_cands(ctx *x, pt_shard_choice *ch, int t, cands *cs)
+{
+    const pt_embed_job *j = x->j;
     int64_t N = j->c->devices, nodes = j->nodes;
-    pt_shard_choice ch;
-    int rc = 0;
-    memset(&ch, 0, sizeof ch);
-    ch.type = PT_SHARD_DP;
-    rc |= push(cs, j, t, &ch);
+    pt_shard_choice keep = ch[t], c1;
+    pt_embed_cost cost;
+    int pick[TW_DEVICES], n, rc = 0;
+    ch[t].type = PT_SHARD_NONE;
+    eval(x, ch, &cost); /* x->dev: the load of every other table */
+    ch[t] = keep;
+    cs->n = 0;
+    memset(&c1, 0, sizeof c1);
+    c1.type = PT_SHARD_DP;
+    rc |= push(cs, j, t, &c1);
     for (int uvm = 0; uvm < 2; uvm++) {
-        memset(&ch, 0, sizeof ch);
-        ch.uvm = uvm;
-        ch.type = PT_SHARD_RW;
-        rc |= push(cs, j, t, &ch);
-        ch.type = PT_SHARD_TW, ch.nparts = 1;
-        for (int64_t d = 0; d < N; d++) {
-            ch.part[0] = (int)d;
-            rc |= push(cs, j, t, &ch);
+        memset(&c1, 0, sizeof c1);
+        c1.uvm = uvm;
+        c1.type = PT_SHARD_RW;
+        rc |= push(cs, j, t, &c1);
+        c1.type = PT_SHARD_TW, c1.nparts = 1;
+        n = least_loaded(x, 1, N, TW_DEVICES, pick);
+        for (int k = 0; k < n; k++) {
+            c1.part[0] = pick[k];
+            rc |= push(cs, j, t, &c1);
         }
         for (int k = 2; k <= PT_SHARD_MAX_PARTS && k <= N; k *= 2) {
-            ch.type = PT_SHARD_CW, ch.nparts = k;
-            for (int64_t s = 0; s + k <= N; s += k) {
-                for (int p = 0; p < k; p++) ch.part[p] = (int)(s + p);
-                rc |= push(cs, j, t, &ch);
+            c1.type = PT_SHARD_CW, c1.nparts = k;
+            least_loaded(x, 1, N, k, c1.part);
+            rc |= push(cs, j, t, &c1);
+            for (int64_t s0 = 0; N <= CW_RUNS_UPTO && s0 + k <= N; s0 += k) {
+                for (int p = 0; p < k; p++) c1.part[p] = (int)(s0 + p);
+                rc |= push(cs, j, t, &c1);
             }
         }
         if (nodes > 1) {
-            ch.type = PT_SHARD_TWRW, ch.nparts = 1;
-            for (int64_t n = 0; n < nodes; n++) {
-                ch.part[0] = (int)n;
-                rc |= push(cs, j, t, &ch);
+            c1.type = PT_SHARD_TWRW, c1.nparts = 1;
+            n = least_loaded(x, j->node, nodes, TWRW_NODES, pick);
+            for (int k = 0; k < n; k++) {
+                c1.part[0] = pick[k];
+                rc |= push(cs, j, t, &c1);
             }
             for (int k = 2; k <= 4 && k <= nodes; k *= 2) {
-                ch.type = PT_SHARD_GRID, ch.nparts = k;
-                for (int64_t s = 0; s + k <= nodes; s += k) {
-                    for (int p = 0; p < k; p++) ch.part[p] = (int)(s + p);
-                    rc |= push(cs, j, t, &ch);
-                }
+                c1.type = PT_SHARD_GRID, c1.nparts = k;
+                least_loaded(x, j->node, nodes, k, c1.part);
+                rc |= push(cs, j, t, &c1);
             }
         }
     }
@@ -131,8 +183,9 @@ static void sort_by_weight(const pt_embed_job *j, int *order, int T)
 
 /* ---- Partita's search ------------------------------------------------------- */
 
-/* Local search from ch (improved in place) until a pass changes nothing. */
-static void local_search(ctx *x, cands *cs, pt_shard_choice *ch, pt_embed_cost *cur)
+/* Local search from ch (improved in place) until a pass changes nothing;
+ * -1 when out of memory. */
+static int local_search(ctx *x, cands *cs, pt_shard_choice *ch, pt_embed_cost *cur)
 {
     int T = x->j->rs->ntables;
     for (int pass = 0; pass < MAX_PASSES; pass++) {
@@ -141,12 +194,13 @@ static void local_search(ctx *x, cands *cs, pt_shard_choice *ch, pt_embed_cost *
             pt_shard_choice keep = ch[t];
             int best = -1;
             pt_embed_cost bc = *cur, c;
-            for (int k = 0; k < cs[t].n; k++) {
-                ch[t] = cs[t].c[k];
+            if (partita_cands(x, ch, t, cs) < 0) return -1;
+            for (int k = 0; k < cs->n; k++) {
+                ch[t] = cs->c[k];
                 eval(x, ch, &c);
                 if (pt_shard_better(&c, &bc)) bc = c, best = k;
             }
-            ch[t] = best >= 0 ? cs[t].c[best] : keep;
+            ch[t] = best >= 0 ? cs->c[best] : keep;
             if (best >= 0) *cur = bc, improved = 1;
         }
         for (int a = 0; a < T; a++)
@@ -162,52 +216,56 @@ static void local_search(ctx *x, cands *cs, pt_shard_choice *ch, pt_embed_cost *
             }
         if (!improved) break;
     }
+    return 0;
 }
 
 pt_status pt_shard_search(const pt_embed_job *j, const pt_shard_plan *start, pt_shard_plan *out, pt_diag *d)
 {
     int T = j->rs->ntables, *order = NULL;
-    cands *cs = NULL;
+    cands cs = {NULL, 0, 0};
     pt_shard_choice *ch = NULL;
     pt_embed_cost cur;
-    ctx x = {j, NULL, 0};
+    ctx x = {j, NULL, 0, NULL, NULL, NULL};
     pt_status st = PT_OK;
     memset(out, 0, sizeof *out);
-    if (!(x.dev = calloc((size_t)j->c->devices, sizeof *x.dev)) || !(cs = calloc((size_t)T, sizeof *cs)) ||
-        !(order = malloc((size_t)T * sizeof *order)) || !(ch = malloc((size_t)T * sizeof *ch)) ||
+    if (!(x.dev = calloc((size_t)j->c->devices, sizeof *x.dev)) || !(x.ul = malloc((size_t)j->c->devices * sizeof *x.ul)) ||
+        !(x.uh = malloc((size_t)j->c->devices * sizeof *x.uh)) || !(x.taken = malloc((size_t)j->c->devices)) || !(order = malloc((size_t)T * sizeof *order)) || !(ch = malloc((size_t)T * sizeof *ch)) ||
         !(out->ch = malloc((size_t)T * sizeof *out->ch))) {
         st = nomem(d);
         goto done;
     }
-    for (int t = 0; t < T; t++) {
-        if (partita_cands(j, t, &cs[t]) < 0) {
-            st = nomem(d);
-            goto done;
-        }
-        order[t] = t;
-        ch[t].type = PT_SHARD_NONE;
-    }
+    for (int t = 0; t < T; t++) order[t] = t, ch[t].type = PT_SHARD_NONE;
     sort_by_weight(j, order, T);
     /* greedy, heaviest table first */
     for (int i = 0; i < T; i++) {
         int t = order[i], best = 0;
         pt_embed_cost bc, c;
-        for (int k = 0; k < cs[t].n; k++) {
-            ch[t] = cs[t].c[k];
+        if (partita_cands(&x, ch, t, &cs) < 0) {
+            st = nomem(d);
+            goto done;
+        }
+        for (int k = 0; k < cs.n; k++) {
+            ch[t] = cs.c[k];
             eval(&x, ch, &c);
             if (k == 0 || pt_shard_better(&c, &bc)) bc = c, best = k;
         }
-        ch[t] = cs[t].c[best];
+        ch[t] = cs.c[best];
     }
     eval(&x, ch, &cur);
-    local_search(&x, cs, ch, &cur);
+    if (local_search(&x, &cs, ch, &cur) < 0) {
+        st = nomem(d);
+        goto done;
+    }
     memcpy(out->ch, ch, (size_t)T * sizeof *ch);
     out->cost = cur;
     if (start && start->found) {
         pt_embed_cost sc;
         memcpy(ch, start->ch, (size_t)T * sizeof *ch);
         eval(&x, ch, &sc);
-        local_search(&x, cs, ch, &sc);
+        if (local_search(&x, &cs, ch, &sc) < 0) {
+            st = nomem(d);
+            goto done;
+        }
         if (pt_shard_better(&sc, &out->cost)) {
             memcpy(out->ch, ch, (size_t)T * sizeof *ch);
             out->cost = sc;
@@ -216,12 +274,13 @@ pt_status pt_shard_search(const pt_embed_job *j, const pt_shard_plan *start, pt_
     out->found = out->cost.fits;
 done:
     out->evaluated = x.evaluated;
-    if (cs)
-        for (int t = 0; t < T; t++) free(cs[t].c);
-    free(cs);
+    free(cs.c);
     free(order);
     free(ch);
     free(x.dev);
+    free(x.ul);
+    free(x.uh);
+    free(x.taken);
     if (st != PT_OK) pt_shard_plan_free(out);
     return st;
 }
@@ -355,7 +414,7 @@ pt_status pt_shard_torchrec(const pt_embed_job *j, pt_shard_plan *out, pt_diag *
     int T = j->rs->ntables, *order = NULL, *idx = NULL, *nopt = NULL;
     topt **opt = NULL;
     double *load = NULL;
-    ctx x = {j, NULL, 0};
+    ctx x = {j, NULL, 0, NULL, NULL, NULL};
     pt_status st = PT_OK;
     int64_t N = j->c->devices;
     memset(out, 0, sizeof *out);

@@ -80,6 +80,16 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j['model'] == 'tiny-dlrm' and j['tables'] == 2 and j['plans'][0]['fits'], j
 " "$tmp/j" || bad "plan graph file: JSON"
+# a table name with a quote and a backslash stays one Python string
+sed 's/"name": "user"/"name": "us\\"er\\\\x"/' "$tmp/rec.json" >"$tmp/q.json"
+$P plan "$tmp/q.json" --cluster dgx-h100 --gpus 8 --global-batch 4096 --export torchrec >"$tmp/q.py" 2>"$tmp/e" ||
+    bad "export quoted name: $(cat "$tmp/e")"
+python3 -c "
+import ast, sys
+t = ast.parse(open(sys.argv[1]).read())
+keys = [k.value for n in ast.walk(t) if isinstance(n, ast.Dict) for k in n.keys]
+assert 'us\"er\\\\x' in keys, keys
+" "$tmp/q.py" || bad "export quoted name: not the same name in Python"
 sed 's/"pooling": 20, "hit_rate": 0.9/"pooling": 20, "hit_rate": 1.5/' "$tmp/rec.json" >"$tmp/bad1.json"
 expect2 "hit_rate 1.5" "bad1.json:4:" $P plan "$tmp/bad1.json" --cluster dgx-h100 --global-batch 4096
 grep -q 'layers\[2\].hit_rate' "$tmp/err" && grep -q '1.5' "$tmp/err" || bad "hit_rate 1.5: $(cat "$tmp/err")"
