@@ -333,6 +333,21 @@ static int torchrec_opts(const pt_embed_job *j, int t, topt **out, int *n)
     return 0;
 }
 
+/* TorchRec's partition_by groups, in the order GreedyPerfPartitioner
+ * places them: uniform (row_wise, data_parallel: a shard on every device),
+ * host (table_row_wise, grid_shard), device (table_wise, column_wise). */
+static int part_group(const pt_shard_choice *ch)
+{
+    if (ch->type == PT_SHARD_RW || ch->type == PT_SHARD_DP) return 0;
+    return ch->type == PT_SHARD_TWRW || ch->type == PT_SHARD_GRID ? 1 : 2;
+}
+
+/* The perf of one of an option's placed units (a slice, or the whole). */
+static double shard_perf(const topt *o)
+{
+    return o->ch.nparts > 1 ? o->perf / o->ch.nparts : o->perf;
+}
+
 /* Places table t's option on the least-loaded devices (or hosts) that hold
  * it; returns 0 when some shard fits nowhere. */
 static int place(ctx *x, pt_shard_choice *ch, int t, const topt *o, double *load)
@@ -437,8 +452,9 @@ pt_status pt_shard_torchrec(const pt_embed_job *j, pt_shard_plan *out, pt_diag *
         for (int t = 0; t < T; t++) order[t] = t, out->ch[t].type = PT_SHARD_NONE;
         for (int a = 1; a < T; a++) /* insertion sort: stable, deterministic */
             for (int b = a; b > 0; b--) {
-                double pa = opt[order[b]][idx[order[b]]].perf, pb = opt[order[b - 1]][idx[order[b - 1]]].perf;
-                if (pa > pb) {
+                const topt *x1 = &opt[order[b]][idx[order[b]]], *x0 = &opt[order[b - 1]][idx[order[b - 1]]];
+                int g1 = part_group(&x1->ch), g0 = part_group(&x0->ch);
+                if (g1 < g0 || (g1 == g0 && shard_perf(x1) > shard_perf(x0))) {
                     int tmp = order[b];
                     order[b] = order[b - 1], order[b - 1] = tmp;
                 } else break;

@@ -27,10 +27,12 @@
  *   sharding types with column slices of 128 (its MIN_CW_DIM) and the fused
  *   or fused_uvm_caching kernel, each priced alone as the sum of its shards'
  *   perf (pt_embed_option_perf).  The proposer starts every table at its
- *   cheapest option; the partitioner takes tables by that perf, largest
- *   first, and puts each shard on the device (table_wise, column_wise) or
- *   host (table_row_wise, grid_shard) with the least perf so far that still
- *   has the storage; row_wise and data_parallel go on every device.  When a
+ *   cheapest option; the partitioner (torchrec/distributed/planner/
+ *   partitioners.py: the uniform group first -- row_wise and data_parallel,
+ *   a shard on every device -- then the host group, table_row_wise and
+ *   grid_shard, then the device group, table_wise and column_wise; within a
+ *   group shards by perf, largest first) puts each shard on the device or
+ *   host with the least perf so far that still has the storage.  When a
  *   shard fits nowhere the proposer moves the table with the most bytes per
  *   device to its next option by perf, and partitions again.
  *
