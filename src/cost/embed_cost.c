@@ -202,6 +202,7 @@ void pt_embed_eval(const pt_embed_job *j, const pt_shard_choice *ch, pt_embed_de
                 }
                 dev[p.dev].lookup_s += piece_lookup_s(j, tb, &p, s->uvm);
                 piece_mem(tb, &p, s->uvm, &dev[p.dev]);
+                out->shards++;
                 if (s->type == PT_SHARD_RW) dev[p.dev].ids += per * idb;
                 if (s->type == PT_SHARD_TWRW || s->type == PT_SHARD_GRID) {
                     dev[p.dev].send += B * p.cols * ob / (double)g;
@@ -220,6 +221,7 @@ void pt_embed_eval(const pt_embed_job *j, const pt_shard_choice *ch, pt_embed_de
         np = slices(j, t, s, pc);
         for (int k = 0; k < np; k++) {
             pt_embed_dev *dv = &dev[pc[k].dev];
+            out->shards++;
             dv->lookup_s += piece_lookup_s(j, tb, &pc[k], s->uvm);
             piece_mem(tb, &pc[k], s->uvm, dv);
             dv->send += B * pc[k].cols * ob;

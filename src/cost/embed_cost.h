@@ -110,6 +110,7 @@ typedef struct pt_embed_cost {
     int hbm_dev, host_dev;
     double overflow;       /* bytes beyond capacity, all devices              */
     double balance;        /* sum of squared per-device lookup seconds        */
+    int64_t shards;        /* pieces of tables on devices, e.g. 26 (all table_wise) */
     int fits;
 } pt_embed_cost;
 

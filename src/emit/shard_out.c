@@ -92,7 +92,7 @@ pt_status pt_emit_shard_json(const pt_embed_job *j, const pt_shard_plan *best, c
     json_object_set_new(o, "cluster", json_string(c->name));
     json_object_set_new(o, "device", json_string(c->dev.name));
     json_object_set_new(o, "devices", json_integer((json_int_t)c->devices));
-    json_object_set_new(o, "global_batch", json_real(j->batch));
+    json_object_set_new(o, "global_batch", json_integer((json_int_t)j->batch));
     json_object_set_new(o, "dtype", json_string(pt_dtype_name(j->dtype)));
     json_object_set_new(o, "tables", json_integer(j->rs->ntables));
     json_object_set_new(o, "embedding_rows", json_integer((json_int_t)pt_recsys_rows(j->rs)));

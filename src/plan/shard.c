@@ -37,8 +37,12 @@ int pt_shard_better(const pt_embed_cost *a, const pt_embed_cost *b)
     if (less(b->overflow, a->overflow)) return 0;
     if (less(a->step_s, b->step_s)) return 1;
     if (less(b->step_s, a->step_s)) return 0;
-    if (less(a->balance, b->balance)) return 1;
-    if (less(b->balance, a->balance)) return 0;
+    /* balance counts when it moves by more than 0.01%; then fewer shards
+     * (a tiny table split for a negligible gain only adds kernels and
+     * messages the model does not price) */
+    if (a->balance < b->balance * (1 - 1e-4)) return 1;
+    if (b->balance < a->balance * (1 - 1e-4)) return 0;
+    if (a->shards != b->shards) return a->shards < b->shards;
     return less(a->hbm_max, b->hbm_max);
 }
 
