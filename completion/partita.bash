@@ -85,7 +85,7 @@ _partita()
         return ;;
     --dtype) COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan fsdp any" -- "$cur")); return ;;
-    --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan" -- "$cur")); return ;;
+    --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan torchrec" -- "$cur")); return ;;
     --objective) COMPREPLY=($(compgen -W "step time-to-train" -- "$cur")); return ;;
     --trace) _partita_files "$cur" '*.json'; return ;;
     --svg) _partita_files "$cur" '*.svg'; return ;;
@@ -94,7 +94,7 @@ _partita()
     --workload) return ;;
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
-        --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | \
+        --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | --host-memory-GiB | \
         --strategy | --fix | --space)
         return ;; # a number or a strategy: nothing to offer
     esac
@@ -104,7 +104,7 @@ _partita()
         opts="--cluster --gpus --global-batch --seq-len --dtype --engine --top --space --fix
               --threads --json --explain --export --out --verify --objective --tokens
               --critical-batch --target-loss --trace --svg --moe-imbalance --moe-capacity
-              --no-flash-attention --help" ;;
+              --no-flash-attention --host-memory-GiB --help" ;;
     eval)
         opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
               --no-flash-attention --json --simulate --trace --svg --moe-imbalance

@@ -102,7 +102,28 @@ static void test_graph_file(void **state)
                                   " {\"name\": \"x\", \"op\": \"interaction\", \"in\": \"bot\"}]}\n";
     static const char bad_pool[] = "{\"name\": \"x\", \"layers\": [\n"
                                    " {\"name\": \"a\", \"op\": \"embedding_bag\", \"rows\": 10, \"dim\": 4, \"pooling\": 0}]}\n";
+    static const char bad_dcn[] = "{\"name\": \"x\", \"layers\": [{\"name\": \"d\", \"op\": \"input\", \"shape\": [4, 1, 1]},\n"
+                                  " {\"name\": \"bot\", \"op\": \"linear\", \"out\": 8},\n"
+                                  " {\"name\": \"a\", \"op\": \"embedding_bag\", \"rows\": 10, \"dim\": 4},\n"
+                                  " {\"name\": \"x\", \"op\": \"interaction\", \"in\": \"bot\", \"kind\": \"dcn\", "
+                                  "\"cross_layers\": 2}]}\n";
+    static const char no_table[] = "{\"name\": \"x\", \"layers\": [{\"name\": \"d\", \"op\": \"input\", \"shape\": [4, 1, 1]},\n"
+                                   " {\"name\": \"x\", \"op\": \"interaction\"}]}\n";
     (void)state;
+    assert_int_equal(pt_graph_parse(bad_dcn, "f.json", &g, &d), PT_EINPUT);
+    assert_string_equal(d.field, "layers[3].rank");
+    assert_int_equal(d.line, 4);
+    assert_int_equal(pt_graph_parse(no_table, "f.json", &g, &d), PT_EINPUT);
+    assert_non_null(strstr(d.msg, "no embedding_bag layer before it"));
+    /* a graph without tables is no recommendation model */
+    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
+    {
+        pt_recsys r2;
+        assert_int_equal(pt_recsys_from_graph(&g, &r2, &d), PT_EINPUT);
+        assert_non_null(strstr(d.msg, "no embedding_bag layer"));
+    }
+    assert_int_equal(pt_recsys_probe("resnet-50"), 0);
+    assert_int_equal(pt_recsys_probe("dlrm"), 1);
     assert_int_equal(rs.ntables, 2);
     assert_int_equal(rs.g.l[4].c, 67);
     th_near_abs(rs.g.l[5].params, 68, 0, "top's parameters (67 + bias)");

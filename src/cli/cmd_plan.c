@@ -187,7 +187,8 @@ static const cli_opt opts[] = {
     {"explain", NULL, "say why the best plan wins, key by key"},
     {"verify", NULL, "replay each plan's step in the step simulator and print both"},
     {"export", "FMT", "print the best plan as megatron, deepspeed or torchtitan launch configuration, its "
-                      "predicted step time and memory in a comment (deepspeed: on stderr); implies --engine FMT"},
+                      "predicted step time and memory in a comment (deepspeed: on stderr); implies --engine FMT; "
+                      "a recommendation model's sharding: torchrec"},
     {"out", "FILE", "write --export's configuration to FILE instead of stdout"},
     {"trace", "FILE.json", "write the best plan's simulated step as a Chrome trace"},
     {"svg", "FILE.svg", "write the best plan's simulated step as an SVG timeline"},
@@ -197,7 +198,8 @@ static const cli_opt opts[] = {
 
 const cli_cmd cli_cmd_plan = {
     "plan", "MODEL [OPTION]...", "search every parallel strategy and print the best plans",
-    "MODEL is a built-in name (`partita models`) or a Hugging Face config.json.\n"
+    "MODEL is a built-in name (`partita models`) or a Hugging Face config.json; a recommendation model\n"
+    "(dlrm, dlrm-dcnv2, or a graph file with embedding_bag layers) gets its embedding sharding planned.\n"
     "--engine E (default megatron) searches only what E's current release runs and prices it as E\n"
     "runs it; --engine any searches every engine and names each plan's.\n"
     "Exit status 1 when no strategy fits (the nearest miss is printed).\n", 1, opts, cmd_plan};
