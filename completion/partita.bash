@@ -85,7 +85,7 @@ _partita()
         return ;;
     --dtype) COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan fsdp any" -- "$cur")); return ;;
-    --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan" -- "$cur")); return ;;
+    --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan torchrec" -- "$cur")); return ;;
     --objective) COMPREPLY=($(compgen -W "step time-to-train goodput cost" -- "$cur")); return ;;
     --ft) COMPREPLY=($(compgen -W "job replica" -- "$cur")); return ;;
     --checkpoint-mode) COMPREPLY=($(compgen -W "sync async memory" -- "$cur")); return ;;
@@ -97,7 +97,7 @@ _partita()
     --workload) return ;;
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
-        --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | \
+        --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | --host-memory-GiB | \
         --strategy | --fix | --space | --mtbf-s | --checkpoint-s | --restart-s | --downtime-s | \
         --deadline-hours | --checkpoint-GBps | --spare-nodes | --failure-rate)
         return ;; # a number or a strategy: nothing to offer
@@ -109,7 +109,7 @@ _partita()
               --threads --json --explain --export --out --verify --objective --tokens
               --critical-batch --target-loss --trace --svg --report --moe-imbalance --moe-capacity
               --no-flash-attention --deadline-hours --checkpoint-GBps --checkpoint-mode --ft
-              --spare-nodes --failure-rate --help" ;;
+              --spare-nodes --failure-rate --host-memory-GiB --help" ;;
     eval)
         opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
               --no-flash-attention --json --simulate --trace --svg --moe-imbalance

@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "workload/graph.h"
+#include "workload/recsys.h"
 
 #include <stdio.h>
 
@@ -43,6 +44,22 @@ int cmd_models(int argc, char **argv)
         printf("%-16s %8.3fB %7d %14.2f  %s\n", g.name, pt_graph_params(&g) / 1e9, g.n,
                pt_graph_flops(&g) / 1e9, g.sample);
         pt_graph_free(&g);
+    }
+    /* recommendation models (`plan` shards their tables) */
+    printf("\n%-16s %7s %11s %9s %9s %13s  %s\n", "recommendation", "tables", "rows", "emb GiB", "ids/smpl",
+           "dense params", "interaction");
+    for (int i = 0; i < pt_recsys_catalog_count(); i++) {
+        pt_recsys rs;
+        pt_diag d;
+        double ids = 0;
+        const char *kind = "dot";
+        if (pt_recsys_builtin(pt_recsys_catalog_name(i), &rs, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
+        for (int t = 0; t < rs.ntables; t++) ids += pt_recsys_table(&rs, t)->emb.pooling;
+        for (int k = 0; k < rs.g.n; k++)
+            if (rs.g.l[k].op == PT_G_INTERACTION && rs.g.l[k].ngemm == 2) kind = "dcn"; /* dot: one GEMM */
+        printf("%-16s %7d %11lld %9.1f %9.0f %12.2fM  %s\n", rs.g.name, rs.ntables, (long long)pt_recsys_rows(&rs),
+               (double)pt_recsys_embedding_bytes(&rs) / PT_GiB, ids, pt_recsys_dense_params(&rs) / 1e6, kind);
+        pt_recsys_free(&rs);
     }
     return 0;
 }

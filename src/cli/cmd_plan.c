@@ -12,6 +12,8 @@
 #include "plan/search.h"
 #include "goal/ttt.h"
 #include "cli/plan_goodput.h"
+#include "cli/cmd_recsys.h"
+#include "workload/recsys.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -187,17 +189,21 @@ static const cli_opt opts[] = {
     {"explain", NULL, "say why the best plan wins, key by key"},
     {"verify", NULL, "replay each plan's step in the step simulator and print both"},
     {"export", "FMT", "print the best plan as megatron, deepspeed or torchtitan launch configuration, its "
-                      "predicted step time and memory in a comment (deepspeed: on stderr); implies --engine FMT"},
+                      "predicted step time and memory in a comment (deepspeed: on stderr); implies --engine FMT; "
+                      "a recommendation model's sharding: torchrec"},
     {"out", "FILE", "write --export's configuration to FILE instead of stdout"},
     {"trace", "FILE.json", "write the best plan's simulated step as a Chrome trace"},
     {"svg", "FILE.svg", "write the best plan's simulated step as an SVG timeline"},
     CLI_GOODPUT_OPTS,
     {"report", "FILE.html", "write a self-contained HTML report: the plans, the explanation, the timeline, memory"},
+    {"host-memory-GiB", "X", "recommendation models: host memory per device for UVM-cached tables, 0..1e6 "
+                             "(default 128, TorchRec's)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_plan = {
     "plan", "MODEL [OPTION]...", "search every parallel strategy and print the best plans",
-    "MODEL is a built-in name (`partita models`) or a Hugging Face config.json.\n"
+    "MODEL is a built-in name (`partita models`) or a Hugging Face config.json; a recommendation model\n"
+    "(dlrm, dlrm-dcnv2, or a graph file with embedding_bag layers) gets its embedding sharding planned.\n"
     "--engine E (default megatron) searches only what E's current release runs and prices it as E\n"
     "runs it; --engine any searches every engine and names each plan's.\n"
     "Exit status 1 when no strategy fits (the nearest miss is printed).\n", 1, opts, cmd_plan};
@@ -464,6 +470,12 @@ int cmd_plan(int argc, char **argv)
     if ((rc = cli_parse(&cli_cmd_plan, argc, argv, &a)) != CLI_GO) return rc;
     any = engine_any(&a);
     if (a.npos < 1) return cli_usage("plan: give a MODEL (a name from `partita models` or a config.json)");
+    if (pt_recsys_probe(a.pos[0])) { /* a recommendation model: its embedding sharding */
+        if (any) return cli_usage("--engine does not apply to a recommendation model (%s)", a.pos[0]);
+        return cli_plan_recsys(&a);
+    }
+    if (cli_get(&a, "host-memory-GiB"))
+        return cli_usage("--host-memory-GiB applies to recommendation models only (%s is not one)", a.pos[0]);
     memset(&o, 0, sizeof o);
     o.model = a.pos[0];
     /* the model first, then the other arguments */

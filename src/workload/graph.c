@@ -12,7 +12,7 @@
 
 static const char *const op_names[PT_G_COUNT] = {
     "input", "conv", "maxpool", "avgpool", "globalpool", "linear", "lstm",
-    "embedding", "attention", "norm", "add", "concat", "relu", "loss"};
+    "embedding", "attention", "norm", "add", "concat", "relu", "loss", "embedding_bag", "interaction"};
 
 /* ---- layer names: an open-addressing hash table ----------------------------
  * g->hidx holds g->hcap slots (a power of two, at least twice the layers), each
@@ -79,9 +79,96 @@ static double elems(const pt_glayer *l)
     return l->seq ? (double)l->t * (double)l->d : (double)l->c * (double)l->h * (double)l->w;
 }
 
+/* ---- recommendation layers ------------------------------------------------
+ * embedding_bag: the table of one sparse feature.  Its forward reads
+ * pooling rows of dim elements and writes the pooled vector; how it is
+ * sharded and what that costs is src/cost/embed_cost.c's. */
+static pt_status emb_table(const pt_gspec *s, pt_glayer *L, pt_diag *d)
+{
+    static const char *const prec[] = {"fp32", "fp16", "bf16", "int8"};
+    static const int prec_bytes[] = {4, 2, 2, 1};
+    static const char *const opt[] = {"sgd", "rowwise_adagrad", "adagrad", "adam"};
+    const char *who = s->name;
+    int i;
+    if (s->rows <= 0 || s->dim <= 0)
+        return pt_diag_set(d, NULL, s->rows <= 0 ? "rows" : "dim", who, "embedding_bag %s needs rows and dim > 0", who);
+    if (!(s->pooling >= 0 && s->pooling <= 1e6))
+        return pt_diag_set(d, NULL, "pooling", who, "embedding_bag %s: pooling must be in (0, 1e6] ids per sample", who);
+    if (!(s->hot_rows >= 0 && s->hot_rows <= 1))
+        return pt_diag_set(d, NULL, "hot_rows", who, "embedding_bag %s: hot_rows must be a fraction in (0, 1]", who);
+    if (!(s->hit_rate >= 0 && s->hit_rate <= 1))
+        return pt_diag_set(d, NULL, "hit_rate", who, "embedding_bag %s: hit_rate must be a fraction in (0, 1]", who);
+    L->emb.rows = s->rows;
+    L->emb.pooling = s->pooling > 0 ? s->pooling : 1.0;
+    /* TorchRec's default cache_load_factor (planner constants:
+     * UVM_CACHING_RATIO 0.2); without access statistics a cache of a
+     * fraction of the rows serves that fraction of uniform lookups */
+    L->emb.hot_rows = s->hot_rows > 0 ? s->hot_rows : 0.2;
+    L->emb.hit_rate = s->hit_rate > 0 ? s->hit_rate : L->emb.hot_rows;
+    for (i = 0; i < 4 && s->precision && strcmp(s->precision, prec[i]); i++) {}
+    if (i == 4)
+        return pt_diag_set(d, NULL, "precision", s->precision, "embedding_bag %s: precision \"%s\" is not fp32, "
+                           "fp16, bf16 or int8", who, s->precision);
+    L->emb.bytes = prec_bytes[s->precision ? i : 0];
+    for (i = 0; i < 4 && s->optimizer && strcmp(s->optimizer, opt[i]); i++) {}
+    if (i == 4)
+        return pt_diag_set(d, NULL, "optimizer", s->optimizer, "embedding_bag %s: optimizer \"%s\" is not sgd, "
+                           "rowwise_adagrad, adagrad or adam", who, s->optimizer);
+    L->emb.optimizer = s->optimizer ? i : 1;
+    L->c = s->dim, L->h = 1, L->w = 1;
+    L->params = (double)s->rows * (double)s->dim;
+    L->mem_bytes = L->emb.pooling * (double)s->dim * L->emb.bytes + 4.0 * (double)s->dim;
+    L->act_bytes = 4.0 * (double)s->dim;
+    return PT_OK;
+}
+
+/* interaction: the dense vector `a` and every embedding_bag before it. */
+static pt_status interaction(const pt_graph *g, const pt_gspec *s, const pt_glayer *a, pt_glayer *L, pt_diag *d)
+{
+    const char *who = s->name;
+    double F = 1, W = (double)a->c;
+    int dcn = s->kind && !strcmp(s->kind, "dcn");
+    if (s->kind && !dcn && strcmp(s->kind, "dot"))
+        return pt_diag_set(d, NULL, "kind", s->kind, "interaction %s: kind \"%s\" is not dot or dcn", who, s->kind);
+    if (a->seq || a->h != 1 || a->w != 1)
+        return pt_diag_set(d, NULL, "in", a->name, "interaction %s needs a vector input (a linear layer's output)",
+                           who);
+    for (int i = 0; i < g->n; i++) {
+        const pt_glayer *e = &g->l[i];
+        if (e->op != PT_G_EMBEDDING_BAG) continue;
+        if (!dcn && e->c != a->c)
+            return pt_diag_set(d, NULL, "in", e->name, "interaction %s (dot): table %s has dim %lld, the dense "
+                               "vector %s has %lld", who, e->name, (long long)e->c, a->name, (long long)a->c);
+        F += 1, W += (double)e->c;
+    }
+    if (F < 2) return pt_diag_set(d, NULL, "in", who, "interaction %s: no embedding_bag layer before it", who);
+    if (!dcn) {
+        double D = (double)a->c;
+        L->c = a->c + (int64_t)(F * (F - 1) / 2);
+        gemm(L, F, F, D, 1, 1); /* all pairwise dot products, as one F x F x D GEMM */
+        L->mem_bytes = 2.0 * (F * D + (double)L->c) * 2.0;
+        L->act_bytes = 2.0 * F * D;
+    } else {
+        double r = (double)s->rank;
+        if (s->cross_layers <= 0 || s->rank <= 0)
+            return pt_diag_set(d, NULL, s->cross_layers <= 0 ? "cross_layers" : "rank", who,
+                               "interaction %s (dcn) needs cross_layers and rank > 0", who);
+        L->c = (int64_t)W;
+        /* per layer V^T x_l, then U (...): layer after layer */
+        gemm(L, 1, r, W, 1, (double)s->cross_layers);
+        gemm(L, 1, W, r, 1, (double)s->cross_layers);
+        L->params = (double)s->cross_layers * (2.0 * W * r + W);
+        L->mem_bytes = (double)s->cross_layers * 2.0 * 4.0 * W; /* x0 * (...) + b + x_l */
+        L->act_bytes = (double)s->cross_layers * 2.0 * (2.0 * W + r);
+    }
+    L->h = 1, L->w = 1;
+    return PT_OK;
+}
+
 pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d)
 {
     pt_glayer L, *a = NULL;
+    pt_status rst;
     const char *who = s->name ? s->name : "?";
     memset(&L, 0, sizeof L);
     pt_strlcpy(L.name, who, sizeof L.name);
@@ -92,7 +179,10 @@ pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d)
         return pt_diag_set(d, NULL, "layers", who, "a graph holds at most %d layers", PT_GRAPH_MAX_LAYERS);
     if (find_layer(g, s->name) >= 0)
         return pt_diag_set(d, NULL, "name", s->name, "layer name \"%s\" is used twice", s->name);
-    if (s->op != PT_G_INPUT) {
+    if (s->op == PT_G_EMBEDDING_BAG && s->in[0])
+        return pt_diag_set(d, NULL, "in", s->in[0], "embedding_bag %s reads its own sparse feature: it takes no in",
+                           who);
+    if (s->op != PT_G_INPUT && s->op != PT_G_EMBEDDING_BAG) {
         if (!s->in[0]) {
             if (g->n == 0) return pt_diag_set(d, NULL, "in", "", "layer %s has no input", who);
             L.in[L.nin++] = g->n - 1;
@@ -256,6 +346,12 @@ pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d)
         L.mem_bytes = 12.0 * rows * width;
         break;
     }
+    case PT_G_EMBEDDING_BAG:
+        if ((rst = emb_table(s, &L, d)) != PT_OK) return rst;
+        break;
+    case PT_G_INTERACTION:
+        if ((rst = interaction(g, s, a, &L, d)) != PT_OK) return rst;
+        break;
     default:
         return pt_diag_set(d, NULL, "op", "", "layer %s: unknown op", who);
     }
@@ -610,7 +706,8 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
     static const char *const layer_keys[] = {
         "name", "op", "in", "out", "out_channels", "kernel", "stride", "pad", "groups", "kernel_hw",
         "pad_hw", "bn", "relu", "hidden", "bidirectional", "proj", "vocab", "dim", "heads", "kv",
-        "causal", "classes", "sampled", "shape", NULL};
+        "causal", "classes", "sampled", "shape", "rows", "pooling", "hot_rows", "hit_rate", "precision",
+        "optimizer", "kind", "cross_layers", "rank", NULL};
     pt_jctx jc = {text, file, d};
     json_t *root = pt_json_parse(&jc), *layers;
     pt_status st = PT_OK;
@@ -647,6 +744,7 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
     for (size_t i = 0; i < json_array_size(layers); i++) {
         json_t *o = json_array_get(layers, i), *v;
         char path[32], name[48] = "", op[24] = "", kv[48] = "", ins[PT_GRAPH_MAX_IN][48];
+        char prec[16] = "", optim[24] = "", kind[16] = "";
         pt_gspec s;
         int64_t x;
         int found;
@@ -665,7 +763,7 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
             snprintf(full, sizeof full, "%s.op", path);
             st = pt_jerr(&jc, full, json_object_get(o, "op"),
                          "is not an op (input conv maxpool avgpool globalpool linear lstm embedding "
-                         "attention norm add concat relu loss)");
+                         "attention norm add concat relu loss embedding_bag interaction)");
             goto done;
         }
         s.name = name;
@@ -712,7 +810,32 @@ pt_status pt_graph_parse(const char *text, const char *file, pt_graph *g, pt_dia
         INT("heads", heads, 1);
         INT("classes", classes, 1);
         INT("sampled", sampled, 1);
+        INT("rows", rows, 1);
+        INT("cross_layers", cross_layers, 1);
+        INT("rank", rank, 1);
 #undef INT
+        {
+            static const char *const fr[3] = {"pooling", "hot_rows", "hit_rate"};
+            double *dst[3] = {&s.pooling, &s.hot_rows, &s.hit_rate};
+            for (int k = 0; k < 3; k++) {
+                double fv = 0;
+                if ((st = pt_json_num(&jc, o, path, fr[k], 0, &fv, &found)) != PT_OK) goto done;
+                if (found && !(fv > 0 && fv <= (k ? 1.0 : 1e6))) {
+                    char full[64];
+                    snprintf(full, sizeof full, "%s.%s", path, fr[k]);
+                    st = pt_jerr(&jc, full, json_object_get(o, fr[k]),
+                                 k ? "must be a fraction in (0, 1]" : "must be in (0, 1e6] ids per sample");
+                    goto done;
+                }
+                if (found) *dst[k] = fv;
+            }
+        }
+        if ((st = pt_json_str(&jc, o, path, "precision", 0, prec, sizeof prec, &found)) != PT_OK) goto done;
+        if (found) s.precision = prec;
+        if ((st = pt_json_str(&jc, o, path, "optimizer", 0, optim, sizeof optim, &found)) != PT_OK) goto done;
+        if (found) s.optimizer = optim;
+        if ((st = pt_json_str(&jc, o, path, "kind", 0, kind, sizeof kind, &found)) != PT_OK) goto done;
+        if (found) s.kind = kind;
         {
             int bn = 0, relu = 0, bi = 0, causal = 0;
             if ((st = pt_json_bool(&jc, o, path, "bn", &bn, NULL)) != PT_OK ||

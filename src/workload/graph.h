@@ -11,6 +11,19 @@
  * of a layer for a micro-batch of b samples is priced in src/cost/graph_cost.c.
  * The built-in graphs (resnet-50, inception-v3, gnmt, biglstm,
  * transformer-big) are built by the same code the file reader uses.
+ *
+ * Recommendation models (issue 19) add two ops.  `embedding_bag` is one
+ * embedding table read by its own sparse feature (it takes no `in`): rows,
+ * dim, pooling (ids per sample), hot_rows / hit_rate (an HBM cache of hot
+ * rows when the table lives in host memory), precision, optimizer; its
+ * output is the pooled vector [dim, 1, 1].  `interaction` joins its `in`
+ * (the bottom MLP's output vector) with every embedding_bag before it:
+ * kind "dot" (DLRM: pairwise dot products of the F = tables + 1 vectors of
+ * width D, concatenated with the dense vector: D + F(F-1)/2 features) or
+ * "dcn" (DCN-v2 low-rank cross layers over the concatenation of width W:
+ * x_{l+1} = x_0 * (U (V^T x_l) + b) + x_l, U and V of W x rank; Wang et al.
+ * 2021, "DCN V2", Eq. 1 and section 5).  src/workload/recsys.c reads the
+ * tables out of such a graph and prices the rest as the dense part.
  */
 #ifndef PT_GRAPH_H
 #define PT_GRAPH_H
@@ -20,8 +33,20 @@
 typedef enum pt_gop {
     PT_G_INPUT = 0, PT_G_CONV, PT_G_MAXPOOL, PT_G_AVGPOOL, PT_G_GLOBALPOOL, PT_G_LINEAR,
     PT_G_LSTM, PT_G_EMBEDDING, PT_G_ATTENTION, PT_G_NORM, PT_G_ADD, PT_G_CONCAT, PT_G_RELU,
-    PT_G_LOSS, PT_G_COUNT
+    PT_G_LOSS, PT_G_EMBEDDING_BAG, PT_G_INTERACTION, PT_G_COUNT
 } pt_gop;
+
+/* The table of an embedding_bag layer (recommendation models: what it
+ * holds and how it is read; src/workload/recsys.h uses it). */
+typedef struct pt_gemb {
+    int64_t rows;        /* e.g. 40000000                                       */
+    double pooling;      /* ids looked up and summed per sample (multi-hot), e.g. 3 */
+    double hot_rows;     /* fraction of rows an HBM cache holds when the table
+                            lives in host memory (UVM caching), e.g. 0.2       */
+    double hit_rate;     /* fraction of lookups those rows serve, e.g. 0.2     */
+    int bytes;           /* bytes per element: 4 fp32, 2 fp16/bf16, 1 int8     */
+    int optimizer;       /* pt_emb_opt (recsys.h): 0 sgd, 1 rowwise adagrad, ... */
+} pt_gemb;
 
 #define PT_GRAPH_MAX_IN 8
 
@@ -44,6 +69,7 @@ typedef struct pt_glayer {
     double act_bytes;            /* bytes kept for backward per sample          */
     double params;               /* parameters                                   */
     double flops;                /* forward FLOPs per sample (GEMMs)             */
+    pt_gemb emb;                 /* embedding_bag: its table; zero otherwise      */
 } pt_glayer;
 
 /* The most layers a graph holds (a graph file with more is refused, naming
@@ -93,6 +119,16 @@ typedef struct pt_gspec {
     int64_t classes;   /* loss: classes per sample or per token             */
     int64_t sampled;   /* loss: sampled softmax candidates (BigLSTM)         */
     int64_t shape[3];  /* input: [C, H, W] or [T]                           */
+    /* embedding_bag (its dim is `dim`): */
+    int64_t rows;      /* rows of the table                                  */
+    double pooling;    /* ids per sample; 0 = 1                              */
+    double hot_rows;   /* cached fraction of rows; 0 = 0.2                   */
+    double hit_rate;   /* lookups the cache serves; < 0 = hot_rows (uniform) */
+    const char *precision; /* "fp32" (NULL), "fp16", "bf16", "int8"          */
+    const char *optimizer; /* "rowwise_adagrad" (NULL), "sgd", "adagrad", "adam" */
+    /* interaction (its inputs: `in` and every embedding_bag before it): */
+    const char *kind;  /* "dot" (NULL) or "dcn"                              */
+    int64_t cross_layers, rank; /* dcn: layers and low rank, e.g. 3 and 512 */
 } pt_gspec;
 
 /* Appends a layer; shapes and costs follow from its inputs. */

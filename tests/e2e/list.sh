@@ -18,7 +18,7 @@ lists() {
     done
 }
 
-lists models gpt3-175b llama3.1-405b llama3-8b gpt-22b
+lists models gpt3-175b llama3.1-405b llama3-8b gpt-22b dlrm dlrm-dcnv2
 lists devices a100-sxm4-80g h100-sxm-80g gb200
 lists clusters gb200-nvl72 dgx-a100-80g dgx-h100
 exit $fail
