@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale calibrate models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale calibrate trials models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -95,6 +95,7 @@ _partita()
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
         --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | \
+        --trials | --cpu-machines | \
         --strategy | --fix | --space)
         return ;; # a number or a strategy: nothing to offer
     esac
@@ -111,7 +112,8 @@ _partita()
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
     calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
-    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
+    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --cpu-machines --json --svg --help" ;;
+    trials) opts="--cluster --gpus --trials --stat-eff --cpu-machines --no-spatial --dtype --json --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac
@@ -125,7 +127,7 @@ _partita()
     local i
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --help) ;;
+        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --no-spatial | --help) ;;
         --*=* | =) ;;
         -*) # its value, given as "--opt value" or split at "=" as "--opt = value"
             if [[ ${COMP_WORDS[i + 1]} == = ]]; then ((i += 2)); else ((i++)); fi ;;
@@ -137,7 +139,7 @@ _partita()
     plan | eval)
         COMPREPLY=($(compgen -W "$(_partita_names models)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
-    scale)
+    scale | trials)
         COMPREPLY=($(compgen -W "$(_partita_names graphs)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
     validate | calibrate) _partita_files "$cur" '*.csv' ;;

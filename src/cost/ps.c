@@ -151,13 +151,13 @@ pt_status pt_ps_step_price(const pt_graph *g, const pt_cluster *c, pt_dtype dtyp
         else if (b == PT_PS_BYTEPS)
             snprintf(out->why, sizeof out->why,
                      "the %g CPU machines take %.0f%% of the summation, so each GPU machine's NIC carries "
-                     "%.1f MB instead of the ring's %.1f MB (%.2f against %.2f ms)",
+                     "%.1f MB instead of the ring's %.1f MB (%.2f against %.2f ms between machines)",
                      k, 100.0 * out->ex.cpu_share, out->ex.time_s[b] * in.nic_Bps / 1e6, ar * in.nic_Bps / 1e6,
                      out->ex.time_s[b] * 1e3, ar * 1e3);
         else if (b == PT_PS_SERVERS)
             snprintf(out->why, sizeof out->why,
                      "%g CPU machines for %lld GPU machines: each worker sends and receives its push once "
-                     "(%.2f ms) where the ring sends it twice (%.2f ms)",
+                     "(%.2f ms between machines) where the ring sends it twice (%.2f ms)",
                      k, (long long)out->machines, out->ex.time_s[b] * 1e3, ar * 1e3);
         else
             snprintf(out->why, sizeof out->why,
