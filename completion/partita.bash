@@ -105,7 +105,7 @@ _partita()
         opts="--cluster --gpus --global-batch --seq-len --dtype --engine --top --space --fix
               --threads --json --explain --export --out --verify --objective --tokens
               --critical-batch --target-loss --trace --svg --moe-imbalance --moe-capacity
-              --no-flash-attention --help" ;;
+              --no-flash-attention --cpu-machines --help" ;;
     eval)
         opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
               --no-flash-attention --json --simulate --trace --svg --moe-imbalance

@@ -98,6 +98,45 @@ static void test_sparse_pushes(void **state)
     th_near_rel(o.push_bytes, 3e6, 1e-12, "push with element indices");
 }
 
+/* Dense and sparse parts, n = 8, M = 1e8, B = 1e10: rho = 0.1 of which
+ * delta = 0.05 dense (sigma = 0.05 sparse rows):
+ *   p = 0.1 M; q = (0.05 + min(0.95, 8 x 0.05)) M = 0.45 M;
+ *   all-reduce: ring on 0.05 M (0.0875 M) + min(ring on 0.95 M, all-gather
+ *   7 x 0.05 M = 0.35 M) = 0.4375 M -> 4.375 ms;
+ *   colocated: 7/8 (0.1 + 0.45) M = 0.48125 M -> 4.8125 ms;
+ *   4 CPU servers: max(0.45 M, 8 x 0.45 M / 4) -> 9 ms;
+ *   BytePS, 4 CPUs: x = 0.48125 / (0.48125 + 0.9 - 0.45) = 0.516779,
+ *   8 x 0.516779 x 0.45 M / 4 = 0.465101 M -> 4.651 ms.
+ * BigLSTM at 256 sequences of 20 words pushes its two LSTMs (151.1 M
+ * parameters, dense), 5,120 embedding rows and 8,192 + 5,120 softmax rows
+ * of 1024: 169.98 M of 1,776.1 M = 0.0957, 0.0851 of it dense. */
+static void test_dense_and_sparse(void **state)
+{
+    pt_ps_in in = {.n = 8, .k = 4, .model_bytes = 1e8, .nic_Bps = 1e10, .push_frac = 0.1, .index_over = 1,
+                   .dense_frac = 0.05};
+    pt_ps_out o;
+    pt_graph g;
+    pt_diag d;
+    double dense, rho;
+    (void)state;
+    pt_ps_time(&in, &o);
+    th_near_rel(o.push_bytes, 1e7, 1e-12, "push");
+    th_near_rel(o.pull_bytes, 4.5e7, 1e-12, "pull");
+    th_near_rel(o.time_s[PT_PS_ALLREDUCE], 4.375e-3, 1e-12, "all-reduce, dense + sparse");
+    th_near_rel(o.time_s[PT_PS_COLOCATED], 4.8125e-3, 1e-12, "colocated, dense + sparse");
+    th_near_rel(o.time_s[PT_PS_SERVERS], 9e-3, 1e-12, "servers, dense + sparse");
+    th_near_rel(o.time_s[PT_PS_BYTEPS], 4.65101e-3, 1e-5, "BytePS, dense + sparse");
+    assert_int_equal(o.best, PT_PS_ALLREDUCE);
+    assert_int_equal(pt_graph_builtin("biglstm", &g, &d), PT_OK);
+    rho = pt_ps_push_fraction(&g, 256, &dense);
+    th_near_rel(rho, 169.98e6 / 1776.1e6, 0.002, "BigLSTM push");
+    th_near_rel(dense, 151.1e6 / 1776.1e6, 0.002, "BigLSTM dense");
+    pt_graph_free(&g);
+    assert_int_equal(pt_graph_builtin("resnet-50", &g, &d), PT_OK);
+    assert_true(pt_ps_push_fraction(&g, 256, &dense) == 1.0 && dense == 1.0);
+    pt_graph_free(&g);
+}
+
 /* The step of a graph under each scheme, on 8 DGX-1 nodes (NIC: 6.25 GB/s
  * x 0.3088 x 8 GPUs = 15.44 GB/s per machine).  ResNet-50's gradient is
  * 2 x 25,557,032 bytes. */
@@ -133,8 +172,8 @@ static void test_step_choice(void **state)
     assert_string_equal(d.field, "cpu-machines");
     assert_int_equal(pt_ps_step_price(&g, &c, PT_FP16, 64, 0, 0, 1, &s, &d), PT_EINPUT);
     assert_string_equal(d.field, "push-fraction");
-    assert_int_equal(pt_ps_step_price(&g, &c, PT_FP16, 64, 0, 1, 0.5, &s, &d), PT_EINPUT);
-    assert_string_equal(d.field, "index-overhead");
+    assert_int_equal(pt_ps_step_price(&g, &c, PT_FP16, 64, 0, 0.5, 0.6, &s, &d), PT_EINPUT);
+    assert_string_equal(d.field, "dense-fraction");
     pt_graph_free(&g);
 }
 
@@ -143,6 +182,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_byteps_by_hand),
         cmocka_unit_test(test_sparse_pushes),
+        cmocka_unit_test(test_dense_and_sparse),
         cmocka_unit_test(test_step_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

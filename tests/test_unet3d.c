@@ -67,9 +67,9 @@ static void test_spatial_halo(void **state)
     (void)state;
     assert_int_equal(pt_graph_builtin("unet3d-brats", &g, &d), PT_OK);
     assert_int_equal(pt_spatial_max_p(&g), 16);
-    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 1, 1, 0, &s1, &d), PT_OK);
-    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 2, 1, 0, &s2, &d), PT_OK);
-    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 4, 1, 0, &s4, &d), PT_OK);
+    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 1, 1, 0, 0, &s1, &d), PT_OK);
+    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 2, 1, 0, 0, &s2, &d), PT_OK);
+    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 4, 1, 0, 0, &s4, &d), PT_OK);
     assert_true(s1.halo_s == 0 && s1.halo_bytes == 0 && s1.norm_s == 0);
     assert_true(s2.halo_bytes == 70778880.0 && s4.halo_bytes == 70778880.0);
     assert_true(s2.halo_s > 0 && s2.norm_s > 0);
@@ -85,16 +85,17 @@ static void test_spatial_halo(void **state)
     assert_true(s4.compute_s < s1.compute_s / 3.0);
     /* 32 slabs: the 16^3 bottom has 16 planes */
     c = th_cluster("dgx-1-v100", 64);
-    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 32, 1, 0, &s1, &d), PT_EINPUT);
+    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 32, 1, 0, 0, &s1, &d), PT_EINPUT);
     assert_string_equal(d.field, "spatial");
     assert_non_null(strstr(d.msg, "at most 16"));
     /* 3 does not divide 64 devices */
-    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 3, 1, 0, &s1, &d), PT_EINPUT);
+    assert_int_equal(pt_spatial_step(&g, &c, PT_FP16, 3, 1, 0, 0, &s1, &d), PT_EINPUT);
     pt_graph_free(&g);
     /* sequences are not cut */
     assert_int_equal(pt_graph_builtin("gnmt", &gn, &d), PT_OK);
     assert_int_equal(pt_spatial_max_p(&gn), 0);
-    assert_int_equal(pt_spatial_step(&gn, &c, PT_FP16, 2, 1, 0, &s1, &d), PT_EINPUT);
+    assert_int_equal(pt_spatial_step(&gn, &c, PT_FP16, 2, 1, 0, 0, &s1, &d), PT_EINPUT);
+    assert_int_equal(pt_spatial_step(&gn, &c, PT_FP16, 1, 1, 0, 0, &s1, &d), PT_OK); /* data parallelism */
     pt_graph_free(&gn);
     /* a 2D CNN: 3x3 kernels read one row; ResNet-50's 7x7 rows = 7 at 224 */
     assert_int_equal(pt_graph_builtin("resnet-50", &gn, &d), PT_OK);

@@ -43,15 +43,18 @@ void pt_ps_time(const pt_ps_in *in, pt_ps_out *out)
     double n = in->n, k = in->k, B = in->nic_Bps, M = in->model_bytes;
     double rho = in->push_frac > 0 ? fmin(in->push_frac, 1.0) : 1.0;
     double xo = in->index_over >= 1 ? in->index_over : 1.0;
+    double dl = rho < 1 ? fmin(fmax(in->dense_frac, 0.0), rho) : 1.0, sg = rho - dl;
     double p, q, m, c, x;
     assert(n >= 1 && k >= 0 && B > 0 && M >= 0);
     memset(out, 0, sizeof *out);
     /* what a worker pushes and pulls; dense: p = q = M */
-    p = rho < 1 ? rho * xo * M : M;
-    q = rho < 1 ? fmin(M, fmin(1.0, n * rho) * xo * M) : M;
+    p = rho < 1 ? (dl + sg * xo) * M : M;
+    q = rho < 1 ? fmin(M, (dl + fmin(1.0 - dl, n * sg) * xo) * M) : M;
     out->push_bytes = p, out->pull_bytes = q;
-    /* all-reduce: dense ring, or an all-gather of the sparse pushes */
-    out->time_s[PT_PS_ALLREDUCE] = fmin(2.0 * (n - 1.0) * M / n, (n - 1.0) * p) / B;
+    /* all-reduce: the dense part by a ring; the sparse part by a ring too,
+     * or as an all-gather of the pushes, whichever is less */
+    out->time_s[PT_PS_ALLREDUCE] =
+        (2.0 * (n - 1.0) / n * dl * M + fmin(2.0 * (n - 1.0) / n * (1.0 - dl) * M, (n - 1.0) * sg * xo * M)) / B;
     /* colocated: every machine is a worker and one of n shards; out and in
      * each carry (n - 1)/n of its push and of its pull */
     out->time_s[PT_PS_COLOCATED] = (n - 1.0) / n * (p + q) / B;
@@ -74,7 +77,30 @@ void pt_ps_time(const pt_ps_in *in, pt_ps_out *out)
         if (out->time_s[s] < out->time_s[out->best] * (1.0 - 1e-9)) out->best = (pt_ps_scheme)s;
 }
 
-int64_t pt_ps_cluster(const pt_cluster *c, double grad_bytes, double k, double push_frac, double index_over,
+double pt_ps_push_fraction(const pt_graph *g, double samples, double *dense_frac)
+{
+    double total = 0, pushed = 0, dense = 0;
+    assert(g && samples > 0);
+    for (int i = 0; i < g->n; i++) {
+        const pt_glayer *l = &g->l[i];
+        double t = l->seq && l->t > 0 ? (double)l->t : 1.0;
+        total += l->params;
+        if (l->op == PT_G_EMBEDDING && l->d > 0 && l->params > 0) {
+            double vocab = l->params / (double)l->d;
+            pushed += fmin(vocab, t * samples) * (double)l->d;
+        } else if (l->op == PT_G_LOSS && l->ngemm > 0 && l->params > 0 && l->gk[0] > 0) {
+            double classes = l->params / l->gk[0];
+            pushed += fmin(classes, l->gn[0] + t * samples) * l->gk[0];
+        } else {
+            pushed += l->params;
+            dense += l->params;
+        }
+    }
+    if (dense_frac) *dense_frac = total > 0 ? dense / total : 1.0;
+    return total > 0 ? fmin(1.0, pushed / total) : 1.0;
+}
+
+int64_t pt_ps_cluster(const pt_cluster *c, double grad_bytes, double k, double push_frac, double dense_frac,
                       double *intra_s, pt_ps_in *in, pt_ps_out *ex)
 {
     const pt_level *outer = &c->level[c->nlevels - 1];
@@ -84,13 +110,13 @@ int64_t pt_ps_cluster(const pt_cluster *c, double grad_bytes, double k, double p
     *intra_s = node > 1 ? pt_coll_time(c, PT_ALLREDUCE, (int64_t)grad_bytes, node, 1) : 0.0;
     *in = (pt_ps_in){.n = (double)machines, .k = k, .model_bytes = grad_bytes,
                      .nic_Bps = outer->bw_GBps * eff * (double)node * 1e9, .push_frac = push_frac,
-                     .index_over = index_over};
+                     .index_over = 1.0, .dense_frac = dense_frac};
     pt_ps_time(in, ex);
     return machines;
 }
 
 pt_status pt_ps_step_price(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device, double k,
-                           double push_frac, double index_over, pt_ps_step *out, pt_diag *d)
+                           double push_frac, double dense_frac, pt_ps_step *out, pt_diag *d)
 {
     pt_graph_cost gc;
     pt_ps_in in;
@@ -106,15 +132,15 @@ pt_status pt_ps_step_price(const pt_graph *g, const pt_cluster *c, pt_dtype dtyp
         snprintf(v, sizeof v, "%g", push_frac);
         return pt_diag_set(d, NULL, "push-fraction", v, "the pushed fraction must be in (0, 1], not %s", v);
     }
-    if (!(index_over >= 1 && index_over <= 16)) {
-        snprintf(v, sizeof v, "%g", index_over);
-        return pt_diag_set(d, NULL, "index-overhead", v, "the index overhead must be in [1, 16], not %s", v);
+    if (!(dense_frac >= 0 && dense_frac <= push_frac)) {
+        snprintf(v, sizeof v, "%g", dense_frac);
+        return pt_diag_set(d, NULL, "dense-fraction", v, "the dense part of the push must be in [0, push], not %s", v);
     }
     pt_graph_step(g, c, dtype, per_device, &gc);
     out->compute_s = gc.compute_s;
     out->optimizer_s = gc.optimizer_s;
     out->grad_bytes = 2.0 * pt_graph_params(g);
-    out->machines = pt_ps_cluster(c, out->grad_bytes, k, push_frac, index_over, &out->intra_s, &in, &out->ex);
+    out->machines = pt_ps_cluster(c, out->grad_bytes, k, push_frac, dense_frac, &out->intra_s, &in, &out->ex);
     out->nic_GBps = in.nic_Bps / 1e9;
     /* the backward hides all but the last bucket's share, as graph_cost.c */
     for (int i = 0; i < g->n; i++) calls += g->l[i].params > 0 ? 1.0 : 0.0;
@@ -140,6 +166,11 @@ pt_status pt_ps_step_price(const pt_graph *g, const pt_cluster *c, pt_dtype dtyp
         if (out->machines <= 1)
             snprintf(out->why, sizeof out->why,
                      "one machine: gradients are summed over its own links, no NIC is crossed");
+        else if (b == PT_PS_ALLREDUCE && !(k > 0) && push_frac < 0.9995)
+            snprintf(out->why, sizeof out->why,
+                     "no CPU machines, and shards on the GPU machines would move %.1f MB per NIC where the "
+                     "all-reduce (a ring on the dense part, an all-gather of the touched rows) moves %.1f MB",
+                     out->ex.time_s[PT_PS_COLOCATED] * in.nic_Bps / 1e6, ar * in.nic_Bps / 1e6);
         else if (b == PT_PS_ALLREDUCE && !(k > 0))
             snprintf(out->why, sizeof out->why,
                      "no CPU machines: a parameter server on the GPU machines moves the same 2(n-1)/n x M "
@@ -164,6 +195,12 @@ pt_status pt_ps_step_price(const pt_graph *g, const pt_cluster *c, pt_dtype dtyp
                      "pushes of %.0f%% of the gradient: the shards on the GPU machines move %.1f MB per NIC "
                      "where a sparse all-reduce moves %.1f MB",
                      100.0 * push_frac, out->ex.time_s[b] * in.nic_Bps / 1e6, ar * in.nic_Bps / 1e6);
+    }
+    if (push_frac < 0.9995 && out->machines > 1) {
+        size_t n = strlen(out->why);
+        snprintf(out->why + n, sizeof out->why - n,
+                 "; each worker pushes %.1f%% of the gradient (the embedding and softmax rows its batch touched)",
+                 100.0 * push_frac);
     }
     return PT_OK;
 }

@@ -24,12 +24,15 @@
  * Sparse or partial pushes (a fraction rho of the gradient per step: rows of
  * an embedding that a batch touched, or a partial push of the largest
  * gradients as in parameter-server data parallelism with partial pushes)
- * change the bytes: a worker pushes p = rho x M (x the index overhead: 1 for
- * whole rows or blocks, (value + 4) / value for element indices) and pulls
- * what any worker pushed, q = min(1, n rho) x M (capped at the dense M).  A
- * parameter server moves exactly these; an all-reduce cannot sum sparse
- * buffers in place, so it either stays dense or all-gathers the pushes
- * ((n - 1) p per machine), whichever is less.
+ * change the bytes.  Of the push rho M, a part delta M is dense (every
+ * worker sends the same parameters: the dense layers) and the rest
+ * sigma = rho - delta is sparse rows, taken as disjoint between workers.
+ * A worker pushes p = (delta + sigma x) M (x the index overhead: 1 for whole
+ * rows or blocks, (value + 4) / value for element indices) and pulls what
+ * any worker pushed, q = (delta + min(1 - delta, n sigma) x) M (capped at
+ * M).  A parameter server moves exactly these; an all-reduce sums the dense
+ * part by a ring and either rings the rest dense too or all-gathers the
+ * sparse pushes ((n - 1) sigma x M per machine), whichever is less.
  *
  * Inside a machine its GPUs first reduce over the fast link and at the end
  * broadcast (pt_coll_time on the machine's devices); that is the same for
@@ -62,6 +65,9 @@ typedef struct pt_ps_in {
     double nic_Bps;      /* B: each machine's NIC, one way, e.g. 12.5e9    */
     double push_frac;    /* rho in (0, 1]; 1 = dense                       */
     double index_over;   /* x >= 1: bytes per pushed byte with its indices */
+    double dense_frac;   /* delta <= rho: the part of the push every worker
+                          * sends whole (dense layers), summed, not gathered;
+                          * the sparse rest rho - delta is disjoint rows     */
 } pt_ps_in;
 
 typedef struct pt_ps_out {
@@ -82,12 +88,22 @@ double pt_ps_byteps_s(double n, double k, double model_bytes, double nic_Bps);
 
 /* ---- a data-parallel step of a layer graph under each scheme ------------ */
 
+/* The fraction of g's gradient one worker of `samples` samples per step
+ * must push: an embedding's gradient is the rows its tokens touched,
+ * min(vocab, T x samples) of them, and a sampled softmax's the rows of the
+ * sampled and the true classes, min(classes, sampled + T x samples); every
+ * other layer's is dense.  E.g. BigLSTM at 256 sequences of 20 words: 5,120
+ * of 793,471 rows of each of its two 1024-wide tables, so about 0.09 of
+ * its 1.78 G parameters.  1 for a graph without them.  *dense_frac (may
+ * be NULL) gets the dense layers' share of the parameters. */
+double pt_ps_push_fraction(const pt_graph *g, double samples, double *dense_frac);
+
 /* The exchange of grad_bytes among all of c's devices: its machines are
  * the innermost domains (nodes), each machine's NIC the outermost level's
  * bandwidth (times its efficiency) times the machine's devices; the
  * reduce-and-broadcast inside a machine (*intra_s) is an all-reduce over
  * its devices.  Fills ex for every scheme; returns the machines. */
-int64_t pt_ps_cluster(const pt_cluster *c, double grad_bytes, double k, double push_frac, double index_over,
+int64_t pt_ps_cluster(const pt_cluster *c, double grad_bytes, double k, double push_frac, double dense_frac,
                       double *intra_s, pt_ps_in *in, pt_ps_out *ex);
 
 typedef struct pt_ps_step {
@@ -106,11 +122,12 @@ typedef struct pt_ps_step {
 
 /* g run data-parallel on every device of c, per_device samples each, with k
  * CPU machines (each with a GPU machine's NIC) and pushes of push_frac of
- * the gradient (index_over as in pt_ps_in).  The backward hides the
+ * the gradient, dense_frac of it dense (as in pt_ps_in; rows, no index
+ * overhead).  The backward hides the
  * exchange as graph_cost.c's step does (one bucket per layer with
  * parameters).  PT_EINPUT for k < 0, push_frac outside (0, 1] or
- * index_over < 1. */
+ * dense_frac outside [0, push_frac]. */
 pt_status pt_ps_step_price(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int64_t per_device, double k,
-                           double push_frac, double index_over, pt_ps_step *out, pt_diag *d);
+                           double push_frac, double dense_frac, pt_ps_step *out, pt_diag *d);
 
 #endif

@@ -49,19 +49,19 @@ static double halo_rows(const pt_graph *g, const pt_glayer *l)
 }
 
 pt_status pt_spatial_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int p, double b, double k,
-                          pt_spatial_cost *out, pt_diag *d)
+                          double push_samples, pt_spatial_cost *out, pt_diag *d)
 {
     pt_roofline r;
     pt_ps_in in;
     pt_ps_out ex;
-    double fwd = 0, act = 0, params = pt_graph_params(g), calls = 0, intra, hide, comm;
+    double fwd = 0, act = 0, params = pt_graph_params(g), calls = 0, intra, hide, comm, rho, dense;
     char v[32];
     int maxp;
     assert(g && c && out && b > 0);
     memset(out, 0, sizeof *out);
     snprintf(v, sizeof v, "%d", p);
     maxp = pt_spatial_max_p(g);
-    if (maxp == 0)
+    if (maxp == 0 && p > 1)
         return pt_diag_set(d, NULL, "spatial", v, "%s has sequence layers: spatial partitioning cuts images and volumes",
                            g->name);
     if (p < 1 || c->devices % p)
@@ -98,7 +98,8 @@ pt_status pt_spatial_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype
     out->compute_s = 3.0 * fwd;
     out->optimizer_s = pt_roofline_ew_s(&r, 16.0 * params);
     /* gradients over every device, the fastest scheme, hidden by the backward */
-    pt_ps_cluster(c, 2.0 * params, k, 1.0, 1.0, &intra, &in, &ex);
+    rho = pt_ps_push_fraction(g, push_samples > 0 ? push_samples : b, &dense);
+    pt_ps_cluster(c, 2.0 * params, k, rho, dense, &intra, &in, &ex);
     out->sync = ex.best;
     comm = intra + ex.time_s[ex.best];
     if (calls < 1) calls = 1;

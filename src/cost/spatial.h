@@ -30,7 +30,7 @@
  * devices is the fastest of pt_ps_time's schemes (src/cost/ps.h), hidden
  * under the backward as graph_cost.c's step hides it.
  * What it does not: cut along a second axis, or partition sequence layers
- * (a graph with one is refused).
+ * (p > 1 on a graph with one is refused).
  */
 #ifndef PT_SPATIAL_H
 #define PT_SPATIAL_H
@@ -60,9 +60,12 @@ int pt_spatial_max_p(const pt_graph *g);
 
 /* One training step of g on all of c's devices in groups of p consecutive
  * devices, each group b samples; k CPU machines for the gradient exchange
- * (see ps.h).  PT_EINPUT when p does not divide the devices, does not
- * divide every layer's height, or the graph has sequence layers. */
+ * (see ps.h), whose pushes cover the rows push_samples samples touched
+ * (pt_ps_push_fraction; 0: b, more where micro-batches accumulate).
+ * p = 1 is data parallelism alone and takes any graph.  PT_EINPUT when p
+ * does not divide the devices or every layer's height, or p > 1 on a
+ * graph with sequence layers. */
 pt_status pt_spatial_step(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, int p, double b, double k,
-                          pt_spatial_cost *out, pt_diag *d);
+                          double push_samples, pt_spatial_cost *out, pt_diag *d);
 
 #endif

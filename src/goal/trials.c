@@ -66,7 +66,7 @@ static pt_status enumerate(const pt_graph *g, const pt_cluster *c, int64_t n, co
             pt_spatial_cost sc;
             pt_trials_cfg cfg;
             double b = ldexp(1.0, e);
-            if ((st = pt_spatial_step(g, &cn, o->dtype, p, b, o->cpu_machines, &sc, d)) != PT_OK) return st;
+            if ((st = pt_spatial_step(g, &cn, o->dtype, p, b, o->cpu_machines, 0, &sc, d)) != PT_OK) return st;
             if (sc.mem_bytes > cn.dev.memory_GiB * 1073741824.0) break; /* larger batches hold more */
             memset(&cfg, 0, sizeof cfg);
             cfg.ok = 1;
@@ -162,10 +162,10 @@ pt_status pt_trials(const pt_graph *g, const pt_cluster *c0, const pt_statef *se
     r->dp_plain_total_s = (double)o->trials * r->dp_plain.time_s;
     {
         pt_cluster cn;
-        double per = r->dp.group_batch / r->dp.p;
+        double per = r->dp.group_batch / r->dp.p, dense, rho = pt_ps_push_fraction(g, r->dp.group_batch, &dense);
         if ((st = cluster_of(&c, o->gpus, &cn, d)) != PT_OK ||
-            (st = pt_ps_step_price(g, &cn, o->dtype, per >= 1 ? (int64_t)per : 1, o->cpu_machines, 1.0, 1.0,
-                                   &r->xchg, d)) != PT_OK)
+            (st = pt_ps_step_price(g, &cn, o->dtype, per >= 1 ? (int64_t)per : 1, o->cpu_machines,
+                                   rho, dense, &r->xchg, d)) != PT_OK)
             goto out;
     }
     r->speedup_plain = r->dp_plain_total_s / r->indep_total_s;

@@ -53,7 +53,7 @@ pt_status pt_gplan_search(const pt_graph *g, const pt_cluster *c0, pt_dtype dtyp
             if ((global_batch / dp) % k) break;
             memset(&q, 0, sizeof q);
             q.p = p, q.dp = dp, q.k = k, q.micro = gb / (double)k;
-            if ((st = pt_spatial_step(g, &c, dtype, p, q.micro, cpu_machines, &q.cost, d)) != PT_OK) return st;
+            if ((st = pt_spatial_step(g, &c, dtype, p, q.micro, cpu_machines, gb, &q.cost, d)) != PT_OK) return st;
             r->evaluated++;
             q.step_s = (double)k * (q.cost.compute_s + q.cost.halo_s + q.cost.norm_s) + q.cost.dp_comm_s +
                        q.cost.optimizer_s;
@@ -65,9 +65,11 @@ pt_status pt_gplan_search(const pt_graph *g, const pt_cluster *c0, pt_dtype dtyp
         }
         if (!have || r->n >= PT_GPLAN_MAX) continue;
         {
-            double per = best.micro / best.p;
-            if ((st = pt_ps_step_price(g, &c, dtype, per >= 1 ? (int64_t)per : 1, cpu_machines, 1.0, 1.0, &best.xchg,
-                                       d)) != PT_OK)
+            double per = best.micro / best.p, dense;
+            double rho = pt_ps_push_fraction(g, best.micro * (double)best.k, &dense);
+            if ((st = pt_ps_step_price(g, &c, dtype, per >= 1 ? (int64_t)per : 1, cpu_machines,
+                                       rho, dense, &best.xchg, d)) !=
+                PT_OK)
                 return st;
         }
         r->plan[r->n++] = best;

@@ -49,6 +49,16 @@ p = json.load(open(sys.argv[1]))["plans"][0]
 assert p["micro_batches"] > 1 and p["fits"], p
 PY
 
+# BigLSTM's sparse pushes (the embedding and softmax rows a batch touched,
+# 9.1% of the gradient): CPU servers beat the ring when there are some
+$P plan biglstm --cluster dgx-1-v100 --gpus 64 --global-batch 4096 --cpu-machines 8 >"$tmp/t" 2>"$tmp/err" ||
+    bad "plan biglstm failed: $(cat "$tmp/err")"
+grep -q "^best: p=1 dp=64 mbs=64 k=1, cpu-ps" "$tmp/t" || bad "plan biglstm: not the CPU servers: $(cat "$tmp/t")"
+grep -q "each worker pushes 9.1% of the gradient" "$tmp/t" || bad "plan biglstm: no push fraction: $(cat "$tmp/t")"
+$P plan biglstm --cluster dgx-1-v100 --gpus 64 --global-batch 4096 >"$tmp/t" 2>&1
+grep -q -- "-> all-reduce: no CPU machines, and shards on the GPU machines would move" "$tmp/t" ||
+    bad "plan biglstm, k = 0: $(cat "$tmp/t")"
+
 # scale names the exchange of its best data-parallel plan
 $P scale resnet-50 --cluster dgx-1-v100 --max-gpus 64 --ilp-nodes 1 --cpu-machines 4 >"$tmp/s" 2>"$tmp/err" ||
     bad "scale --cpu-machines failed: $(cat "$tmp/err")"
