@@ -72,7 +72,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale serve calibrate checkpoint sweep models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale serve calibrate checkpoint sweep trials models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -98,6 +98,7 @@ _partita()
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
         --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | --host-memory-GiB | \
+        --trials | --cpu-machines | \
         --strategy | --fix | --space | --mtbf-s | --checkpoint-s | --restart-s | --downtime-s | \
         --deadline-hours | --checkpoint-GBps | --spare-nodes | --failure-rate)
         return ;; # a number or a strategy: nothing to offer
@@ -109,20 +110,21 @@ _partita()
               --threads --json --explain --export --out --verify --objective --tokens
               --critical-batch --target-loss --trace --svg --report --moe-imbalance --moe-capacity
               --no-flash-attention --deadline-hours --checkpoint-GBps --checkpoint-mode --ft
-              --spare-nodes --failure-rate --host-memory-GiB --help" ;;
+              --spare-nodes --failure-rate --host-memory-GiB --cpu-machines --help" ;;
     eval)
         opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
               --no-flash-attention --json --simulate --trace --svg --moe-imbalance
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
     calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
-    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --report --help" ;;
+    scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --cpu-machines --json --svg --report --help" ;;
     checkpoint) opts="--mtbf-s --checkpoint-s --restart-s --downtime-s --json --help" ;;
     serve)
         opts="--cluster --gpus --isl --osl --rate --concurrency --offline --ttft-ms --tpot-ms
               --percentile --dtype --kv-dtype --engine --space --fix --max-num-tokens --top --json --export --out
               --help" ;;
     sweep) opts="--json --report --threads --help" ;;
+    trials) opts="--cluster --gpus --trials --stat-eff --cpu-machines --no-spatial --dtype --json --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac
@@ -136,7 +138,7 @@ _partita()
     local i
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --offline | --help) ;;
+        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --offline | --no-spatial | --help) ;;
         --*=* | =) ;;
         -*) # its value, given as "--opt value" or split at "=" as "--opt = value"
             if [[ ${COMP_WORDS[i + 1]} == = ]]; then ((i += 2)); else ((i++)); fi ;;
@@ -148,7 +150,7 @@ _partita()
     plan | eval | serve)
         COMPREPLY=($(compgen -W "$(_partita_names models)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
-    scale)
+    scale | trials)
         COMPREPLY=($(compgen -W "$(_partita_names graphs)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
     validate | calibrate) _partita_files "$cur" '*.csv' ;;

@@ -198,12 +198,15 @@ static const cli_opt opts[] = {
     {"report", "FILE.html", "write a self-contained HTML report: the plans, the explanation, the timeline, memory"},
     {"host-memory-GiB", "X", "recommendation models: host memory per device for UVM-cached tables, 0..1e6 "
                              "(default 128, TorchRec's)"},
+    {"cpu-machines", "K", "layer graphs: spare CPU machines for a parameter server (BytePS), 0..1000000 (default 0)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_plan = {
     "plan", "MODEL [OPTION]...", "search every parallel strategy and print the best plans",
     "MODEL is a built-in name (`partita models`) or a Hugging Face config.json; a recommendation model\n"
     "(dlrm, dlrm-dcnv2, or a graph file with embedding_bag layers) gets its embedding sharding planned.\n"
+    "A layer graph (`partita models`, second table, or a graph file) gets data-parallel plans with\n"
+    "spatial partitioning and the gradient exchange (all-reduce, parameter servers, BytePS) chosen.\n"
     "--engine E (default megatron) searches only what E's current release runs and prices it as E\n"
     "runs it; --engine any searches every engine and names each plan's.\n"
     "Exit status 1 when no strategy fits (the nearest miss is printed).\n", 1, opts, cmd_plan};
@@ -447,6 +450,9 @@ static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *jo
     if (explain_f) explain(stdout, m, c, so, r);
 }
 
+int cli_plan_is_graph(const char *model); /* cmd_plan_graph.c */
+int cmd_plan_graph(const cli_args *a);
+
 int cmd_plan(int argc, char **argv)
 {
     cli_args a;
@@ -478,6 +484,9 @@ int cmd_plan(int argc, char **argv)
         return cli_usage("--host-memory-GiB applies to recommendation models only (%s is not one)", a.pos[0]);
     memset(&o, 0, sizeof o);
     o.model = a.pos[0];
+    /* a layer graph (CNN, RNN, 3D U-Net): src/cli/cmd_plan_graph.c */
+    if (cli_plan_is_graph(o.model)) return cmd_plan_graph(&a);
+    if (cli_get(&a, "cpu-machines")) return cli_usage("plan: --cpu-machines applies to layer graphs");
     /* the model first, then the other arguments */
     if ((rc = cli_load_model(o.model, &m)) != 0) return rc;
     if ((rc = cli_job_options(&o, &a)) != 0) return rc;

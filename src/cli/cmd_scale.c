@@ -22,6 +22,7 @@ static const cli_opt opts[] = {
     {"stat-eff", "FILE.csv", "fit the statistical efficiency to runs (columns batch and steps, or batch and epochs)"},
     {"dtype", "T", "bf16, fp16 or fp8 (default fp16)"},
     {"ilp-nodes", "K", "branch-and-bound budget of the speed-up table's integer program, 1..1000000 (default 300)"},
+    {"cpu-machines", "K", "spare CPU machines for a parameter server (BytePS), 0..1000000 (default 0)"},
     {"json", NULL, "print JSON instead of the table"},
     {"svg", "FILE.svg", "also write the two curves as an SVG chart"},
     {"report", "FILE.html", "also write a self-contained HTML report: the question, the curves, the table"},
@@ -70,6 +71,20 @@ static void scale_table(const pt_graph *g, const pt_cluster *c, const pt_statef 
         printf("hybrid gain at scale: %.1f%%", 100.0 * r->gain);
         if (r->paper_gain > 0) printf("   (Pal et al. 2019 project at least %.1f%%)", 100.0 * r->paper_gain);
         printf("\n");
+    }
+    if (r->xchg.machines) { /* the gradient exchange of the best data-parallel plan */
+        const pt_ps_step *x = &r->xchg;
+        printf("gradient exchange at %lld GPUs (%lld machine%s):", (long long)r->best_dp_gpus, (long long)x->machines,
+               x->machines == 1 ? "" : "s");
+        for (int k = 0; k < PT_PS_COUNT; k++) {
+            const char *sep = k + 1 < PT_PS_COUNT ? "," : "";
+            if (isfinite(x->comm_s[k])) printf(" %s %.2f ms%s", pt_ps_scheme_name((pt_ps_scheme)k), x->comm_s[k] * 1e3, sep);
+            else printf(" %s -%s", pt_ps_scheme_name((pt_ps_scheme)k), sep);
+        }
+        printf("\n  -> %s: %s\n", pt_ps_scheme_name(x->best), x->why);
+        if (x->best != PT_PS_ALLREDUCE)
+            printf("  (the times above exchange by all-reduce; with %s this step is %.1f ms instead of %.1f)\n",
+                   pt_ps_scheme_name(x->best), x->step_s[x->best] * 1e3, x->step_s[PT_PS_ALLREDUCE] * 1e3);
     }
     if (r->nmp) {
         printf("\nmodel-parallel speed-up of one worker over one device, same batch:\n");
@@ -126,6 +141,8 @@ int cmd_scale(int argc, char **argv)
     o.ilp_seconds = 20;
     rc = 0;
     if ((v = cli_get(&a, "max-gpus"))) rc = cli_int("--max-gpus", v, 1, CLI_MAX_GPUS, &max_gpus);
+    if (!rc && (v = cli_get(&a, "cpu-machines")))
+        rc = cli_real("--cpu-machines", v, 0, 1000000, &o.cpu_machines);
     if (!rc && (v = cli_get(&a, "ilp-nodes"))) rc = cli_int("--ilp-nodes", v, 1, CLI_MAX_ILP_NODES, &ilp_nodes);
     if (!rc && (v = cli_get(&a, "dtype"))) {
         if (!strcmp(v, "bf16")) o.dtype = PT_BF16;

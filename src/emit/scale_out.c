@@ -5,6 +5,7 @@
  * Not here: the human table (src/cli/cmd_scale.c).
  */
 #include "emit/emit.h"
+#include "emit/trials_out.h"
 #include "goal/ttt.h"
 #include "goal/scale.h"
 #include "base/base.h"
@@ -71,6 +72,7 @@ static json_t *scale_json(const pt_graph *g, const pt_cluster *c, const pt_state
     json_object_set_new(j, "hybrid_gain_at_scale",
                         r->best_dp_gpus && r->best_hybrid_gpus ? json_real(r->gain) : json_null());
     json_object_set_new(j, "paper_gain", r->paper_gain > 0 ? json_real(r->paper_gain) : json_null());
+    json_object_set_new(j, "gradient_exchange", r->xchg.machines ? pt_emit_ps_json(&r->xchg) : json_null());
     for (int i = 0; i < r->nmp; i++) {
         const pt_scale_mp *m = &r->mp[i];
         json_t *o = json_object();

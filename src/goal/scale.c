@@ -147,6 +147,16 @@ pt_status pt_scale(const pt_graph *g, const pt_cluster *c, const pt_statef *se, 
         if (o->progress) o->progress(o->progress_arg, ++done, units);
     }
     if (r->best_dp_gpus && r->best_hybrid_gpus) r->gain = 1.0 - r->best_hybrid_s / r->best_dp_s;
+    /* how the best data-parallel plan should exchange its gradients */
+    for (int i = 0; i < r->n; i++) {
+        pt_cluster cb;
+        double dense, rho;
+        if (r->pt[i].gpus != r->best_dp_gpus || !r->pt[i].dp.ok || cluster_of(c, r->best_dp_gpus, &cb) < 0) continue;
+        rho = pt_ps_push_fraction(g, r->pt[i].dp.worker_batch, &dense);
+        if ((st = pt_ps_step_price(g, &cb, o->dtype, (int64_t)r->pt[i].dp.worker_batch, o->cpu_machines,
+                                   rho, dense, &r->xchg, d)) != PT_OK)
+            goto out;
+    }
     /* the model-parallel speed-up of each worker size on the batch the best
      * hybrid plan of that size gives a worker at the largest count, with
      * the integer program trying to prove the placement */

@@ -28,6 +28,7 @@
 #define PT_SCALE_H
 
 #include "partita.h"
+#include "cost/ps.h"
 #include "goal/ttt.h"
 #include "plan/place.h"
 #include "workload/graph.h"
@@ -69,6 +70,7 @@ typedef struct pt_scale_opts {
      * count priced and per speed-up row. */
     pt_progress_fn progress;
     void *progress_arg;
+    double cpu_machines;  /* spare CPU machines for a parameter server (0: none) */
 } pt_scale_opts;
 
 typedef struct pt_scale_result {
@@ -81,6 +83,10 @@ typedef struct pt_scale_result {
     double paper_gain;            /* Pal et al.'s projection; 0 = none        */
     int nmp;
     pt_scale_mp mp[PT_SCALE_MAXM];
+    /* the gradient exchange of the best data-parallel plan (at
+     * best_dp_gpus): all-reduce, parameter servers or BytePS, each priced,
+     * the chosen one and why (src/cost/ps.h); machines 0 when none */
+    pt_ps_step xchg;
 } pt_scale_result;
 
 /* c is the cluster at any size (its node is level 0); se the statistical

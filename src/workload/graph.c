@@ -4,6 +4,7 @@
  */
 #include "workload/graph.h"
 #include "base/base.h"
+#include "workload/unet3d.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -663,6 +664,14 @@ static void build_transformer_big(gb *b)
         if (!strcmp(b->g->l[i].name, "tgt.emb")) b->g->l[i].params = 0;
 }
 
+/* 3D U-Net on MSD BraTS crops (src/workload/unet3d.h) */
+static void build_unet3d(gb *b)
+{
+    pt_unet3d_cfg cfg;
+    pt_unet3d_brats(&cfg);
+    if (b->st == PT_OK) b->st = pt_unet3d_build(b->g, &cfg, b->d);
+}
+
 static const struct {
     const char *name;
     void (*build)(gb *);
@@ -672,6 +681,7 @@ static const struct {
     {"gnmt", build_gnmt},
     {"biglstm", build_biglstm},
     {"transformer-big", build_transformer_big},
+    {"unet3d-brats", build_unet3d},
 };
 
 int pt_graph_catalog_count(void) { return (int)(sizeof builtins / sizeof *builtins); }
