@@ -294,7 +294,8 @@ static int objective(const cli_args *a, double *min_tokens, double *bcrit)
     if (cli_goodput_objective(obj)) return 0; /* plan_goodput.c */
     if (strcmp(obj, "time-to-train"))
         return cli_usage("--objective: \"%s\" is not supported (this build ranks by step time, "
-                         "--objective step, or by time to train, --objective time-to-train)", obj);
+                         "--objective step, by time to train, --objective time-to-train, or with failures "
+                         "counted, --objective goodput or cost)", obj);
     if (!tokens)
         return cli_usage("--objective time-to-train: give --tokens N, the tokens the run needs at a small "
                          "batch (E_min of McCandlish et al. 2018)");
