@@ -20,6 +20,14 @@ tmp = tempfile.mkdtemp(prefix="fit_infer.")
 objs = [o for o in glob.glob(build + "/obj/src/**/*.o", recursive=True) if "/cli/" not in o and not o.endswith("infer.o")]
 objs += glob.glob(build + "/gen/*.o")
 cli = glob.glob(build + "/obj/src/cli/*.o")
+objs = [o for o in objs if os.path.exists(o.replace(build + "/obj/", "").replace(".o", ".c")) or "/gen/" in o]
+# the binary links MPI when the build found it (the Makefile's mpi.flags)
+mpi_libs = []
+try:
+    if open(build + "/mpi.flags").read().startswith("MPI=1"):
+        mpi_libs = subprocess.check_output(["mpicc", "--showme:link"], text=True).split()
+except OSError:
+    pass
 csv = "data/validation/inference_runs.csv"
 cur = {"ENGINE_TRT10_DECODE": 1.0, "ENGINE_TRT10_MOE": 1.0, "ENGINE_TRT10_COLL": 0.0,
        "ENGINE_TRT0X_DECODE": 1.0, "ENGINE_TRT0X_COLL": 0.0, "ENGINE_TRT05_LAUNCH": 0.0}
@@ -28,7 +36,7 @@ def run(p):
     subprocess.check_call(["cc", "-std=c11", "-O2", "-D_POSIX_C_SOURCE=200809L", "-Iinclude", "-Isrc"] + defs +
                           ["-c", "-o", tmp + "/infer.o", "src/cost/infer.c"])
     subprocess.check_call(["cc", "-o", tmp + "/partita"] + cli + [tmp + "/infer.o"] + objs +
-                          ["-ljansson", "-lglpk", "-lm", "-lpthread"])
+                          ["-ljansson", "-lglpk", "-lgsl", "-lgslcblas", "-lm", "-lpthread"] + mpi_libs)
     out = subprocess.check_output([tmp + "/partita", "validate", csv, "--json"])
     return [r for r in json.loads(out)["rows"] if "predicted" in r]
 def group(r):
