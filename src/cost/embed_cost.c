@@ -309,3 +309,43 @@ double pt_embed_option_perf(const pt_embed_job *j, int t, const pt_shard_choice 
     }
     return perf;
 }
+
+int64_t pt_embed_option_shards(const pt_embed_job *j, const pt_shard_choice *ch)
+{
+    switch (ch->type) {
+    case PT_SHARD_DP:
+    case PT_SHARD_RW: return j->c->devices;
+    case PT_SHARD_TW:
+    case PT_SHARD_CW: return ch->nparts;
+    case PT_SHARD_TWRW:
+    case PT_SHARD_GRID: return (int64_t)ch->nparts * j->node;
+    default: return 0;
+    }
+}
+
+void pt_embed_shard_bytes(const pt_embed_job *j, int t, const pt_shard_choice *ch, double *hbm, double *host)
+{
+    const pt_glayer *tb = pt_recsys_table(j->rs, t);
+    double B = j->batch, N = (double)j->c->devices, g = (double)j->node, R = (double)tb->emb.rows;
+    double D = (double)tb->c, k = ch->nparts > 0 ? ch->nparts : 1;
+    piece p = {0, R, D, 0, B};
+    pt_embed_dev dv;
+    memset(&dv, 0, sizeof dv);
+    if (ch->type == PT_SHARD_DP) p.outs = B / N;
+    else if (ch->type == PT_SHARD_RW) p.rows = R / N;
+    else if (ch->type == PT_SHARD_TWRW || ch->type == PT_SHARD_GRID) p.rows = R / g;
+    if (ch->type == PT_SHARD_CW || ch->type == PT_SHARD_GRID) p.cols = D / k;
+    piece_mem(tb, &p, ch->uvm, &dv);
+    *hbm = dv.hbm;
+    *host = dv.host;
+}
+
+double pt_embed_fixed_bytes(const pt_embed_job *j)
+{
+    double per = j->batch / (double)j->c->devices, b = j->dense_bytes;
+    for (int t = 0; t < j->rs->ntables; t++) {
+        const pt_glayer *tb = pt_recsys_table(j->rs, t);
+        b += 2.0 * per * (double)tb->c * (tb->emb.bytes >= 4 ? 4.0 : 2.0);
+    }
+    return b;
+}
