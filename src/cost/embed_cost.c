@@ -193,20 +193,22 @@ void pt_embed_eval(const pt_embed_job *j, const pt_shard_choice *ch, pt_embed_de
             int64_t cnt = s->type == PT_SHARD_DP || s->type == PT_SHARD_RW ? N : (int64_t)s->nparts * g;
             for (int64_t k = 0; k < cnt; k++) {
                 piece p;
+                double gn = (double)g; /* devices of the node (the last may be partial: NVL72 segments) */
                 if (s->type == PT_SHARD_DP) p = (piece){k, (double)tb->emb.rows, D, per * L, per};
                 else if (s->type == PT_SHARD_RW) p = (piece){k, (double)tb->emb.rows / (double)N, D, B * L / (double)N, B};
                 else {
-                    int64_t d = (int64_t)s->part[k / g] * g + k % g;
+                    int64_t first = (int64_t)s->part[k / g] * g, d = first + k % g;
                     if (d >= N) continue;
-                    p = (piece){d, (double)tb->emb.rows / (double)g, D / s->nparts, B * L / (double)g, B};
+                    if (first + g > N) gn = (double)(N - first);
+                    p = (piece){d, (double)tb->emb.rows / gn, D / s->nparts, B * L / gn, B};
                 }
                 dev[p.dev].lookup_s += piece_lookup_s(j, tb, &p, s->uvm);
                 piece_mem(tb, &p, s->uvm, &dev[p.dev]);
                 out->shards++;
                 if (s->type == PT_SHARD_RW) dev[p.dev].ids += per * idb;
                 if (s->type == PT_SHARD_TWRW || s->type == PT_SHARD_GRID) {
-                    dev[p.dev].send += B * p.cols * ob / (double)g;
-                    dev[p.dev].ids += B * idb / (double)g;
+                    dev[p.dev].send += B * p.cols * ob / gn;
+                    dev[p.dev].ids += B * idb / gn;
                 }
             }
             if (s->type == PT_SHARD_DP) ar += (double)pt_recsys_table_bytes(tb);
