@@ -59,7 +59,8 @@ static void print_table(const pt_embed_job *j, const pt_shard_plan *best, const 
     printf("model      %d tables, %.1f M rows, %.1f GiB of weights; dense part %.2f M parameters\n", rs->ntables,
            (double)pt_recsys_rows(rs) / 1e6, (double)pt_recsys_embedding_bytes(rs) / PT_GiB,
            pt_recsys_dense_params(rs) / 1e6);
-    printf("searched   %lld sharding plans (greedy + local search), %lld for the TorchRec-style greedy plan\n\n",
+    printf("searched   %lld sharding plans (greedy + local search); the TorchRec-style planner partitioned %lld "
+           "proposals\n\n",
            (long long)best->evaluated, (long long)base->evaluated);
     printf("%-16s %12s %9s %9s %10s %9s %10s %8s %8s  %s\n", "partitioner", "samples/s", "step ms", "lookup ms",
            "a2a ms", "dense ms", "allred ms", "HBM GiB", "host GiB", "fits");

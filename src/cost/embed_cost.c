@@ -193,20 +193,22 @@ void pt_embed_eval(const pt_embed_job *j, const pt_shard_choice *ch, pt_embed_de
             int64_t cnt = s->type == PT_SHARD_DP || s->type == PT_SHARD_RW ? N : (int64_t)s->nparts * g;
             for (int64_t k = 0; k < cnt; k++) {
                 piece p;
+                double gn = (double)g; /* devices of the node (the last may be partial: NVL72 segments) */
                 if (s->type == PT_SHARD_DP) p = (piece){k, (double)tb->emb.rows, D, per * L, per};
                 else if (s->type == PT_SHARD_RW) p = (piece){k, (double)tb->emb.rows / (double)N, D, B * L / (double)N, B};
                 else {
-                    int64_t d = (int64_t)s->part[k / g] * g + k % g;
+                    int64_t first = (int64_t)s->part[k / g] * g, d = first + k % g;
                     if (d >= N) continue;
-                    p = (piece){d, (double)tb->emb.rows / (double)g, D / s->nparts, B * L / (double)g, B};
+                    if (first + g > N) gn = (double)(N - first);
+                    p = (piece){d, (double)tb->emb.rows / gn, D / s->nparts, B * L / gn, B};
                 }
                 dev[p.dev].lookup_s += piece_lookup_s(j, tb, &p, s->uvm);
                 piece_mem(tb, &p, s->uvm, &dev[p.dev]);
                 out->shards++;
                 if (s->type == PT_SHARD_RW) dev[p.dev].ids += per * idb;
                 if (s->type == PT_SHARD_TWRW || s->type == PT_SHARD_GRID) {
-                    dev[p.dev].send += B * p.cols * ob / (double)g;
-                    dev[p.dev].ids += B * idb / (double)g;
+                    dev[p.dev].send += B * p.cols * ob / gn;
+                    dev[p.dev].ids += B * idb / gn;
                 }
             }
             if (s->type == PT_SHARD_DP) ar += (double)pt_recsys_table_bytes(tb);
@@ -308,4 +310,44 @@ double pt_embed_option_perf(const pt_embed_job *j, int t, const pt_shard_choice 
     default: break;
     }
     return perf;
+}
+
+int64_t pt_embed_option_shards(const pt_embed_job *j, const pt_shard_choice *ch)
+{
+    switch (ch->type) {
+    case PT_SHARD_DP:
+    case PT_SHARD_RW: return j->c->devices;
+    case PT_SHARD_TW:
+    case PT_SHARD_CW: return ch->nparts;
+    case PT_SHARD_TWRW:
+    case PT_SHARD_GRID: return (int64_t)ch->nparts * j->node;
+    default: return 0;
+    }
+}
+
+void pt_embed_shard_bytes(const pt_embed_job *j, int t, const pt_shard_choice *ch, double *hbm, double *host)
+{
+    const pt_glayer *tb = pt_recsys_table(j->rs, t);
+    double B = j->batch, N = (double)j->c->devices, g = (double)j->node, R = (double)tb->emb.rows;
+    double D = (double)tb->c, k = ch->nparts > 0 ? ch->nparts : 1;
+    piece p = {0, R, D, 0, B};
+    pt_embed_dev dv;
+    memset(&dv, 0, sizeof dv);
+    if (ch->type == PT_SHARD_DP) p.outs = B / N;
+    else if (ch->type == PT_SHARD_RW) p.rows = R / N;
+    else if (ch->type == PT_SHARD_TWRW || ch->type == PT_SHARD_GRID) p.rows = R / g;
+    if (ch->type == PT_SHARD_CW || ch->type == PT_SHARD_GRID) p.cols = D / k;
+    piece_mem(tb, &p, ch->uvm, &dv);
+    *hbm = dv.hbm;
+    *host = dv.host;
+}
+
+double pt_embed_fixed_bytes(const pt_embed_job *j)
+{
+    double per = j->batch / (double)j->c->devices, b = j->dense_bytes;
+    for (int t = 0; t < j->rs->ntables; t++) {
+        const pt_glayer *tb = pt_recsys_table(j->rs, t);
+        b += 2.0 * per * (double)tb->c * (tb->emb.bytes >= 4 ? 4.0 : 2.0);
+    }
+    return b;
 }

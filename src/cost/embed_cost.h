@@ -131,6 +131,16 @@ void pt_embed_eval(const pt_embed_job *j, const pt_shard_choice *ch, pt_embed_de
  * perf; an option's perf is their sum).  For the TorchRec-style baseline. */
 double pt_embed_option_perf(const pt_embed_job *j, int t, const pt_shard_choice *ch);
 
+/* Shards an option has (TorchRec's shards: one per device it touches). */
+int64_t pt_embed_option_shards(const pt_embed_job *j, const pt_shard_choice *ch);
+/* Bytes one shard of table t's option puts on its device: HBM (weights and
+ * state, or the hot-row cache; its pooled outputs and their gradients) and
+ * host memory (a UVM-cached shard's weights and state). */
+void pt_embed_shard_bytes(const pt_embed_job *j, int t, const pt_shard_choice *ch, double *hbm, double *host);
+/* Bytes every device holds whatever the sharding: the dense part, and the
+ * pooled vectors of its samples from every table with their gradients. */
+double pt_embed_fixed_bytes(const pt_embed_job *j);
+
 /* "table_wise", ... as TorchRec's ShardingType values. */
 const char *pt_shard_type_name(pt_shard_type t);
 

@@ -292,25 +292,22 @@ done:
 /* ---- the TorchRec-style baseline --------------------------------------------- */
 
 typedef struct topt {
-    pt_shard_choice ch;   /* placement left to the partitioner (device/node 0) */
-    double perf;
+    pt_shard_choice ch;   /* placement left to the partitioner                */
+    double perf;          /* the sum of its shards' perf                      */
+    double depth;         /* its largest shard's perf (shards are alike)      */
+    double hbm, host;     /* bytes per shard                                  */
+    int64_t shards;
 } topt;
 
-static int by_perf(const void *a, const void *b)
-{
-    const topt *x = a, *y = b;
-    return x->perf < y->perf ? -1 : x->perf > y->perf ? 1 : 0;
-}
-
-/* TorchRec's options for table t, cheapest first: data_parallel (dense
- * kernel), table_wise, column_wise in 128-column slices (when dim > 128),
- * row_wise, table_row_wise, grid_shard (when dim > 128), each fused or
- * fused_uvm_caching. */
+/* TorchRec's options for table t: data_parallel (dense kernel), table_wise,
+ * column_wise in 128-column slices (when dim > 128), row_wise,
+ * table_row_wise, grid_shard (when dim > 128), each fused or
+ * fused_uvm_caching; unsorted. */
 static int torchrec_opts(const pt_embed_job *j, int t, topt **out, int *n)
 {
     const pt_glayer *tb = pt_recsys_table(j->rs, t);
     int k = (int)(tb->c / TORCHREC_MIN_CW_DIM), m = 0;
-    topt *o = calloc(16, sizeof *o);
+    topt *o = calloc(2 * PT_SHARD_COUNT, sizeof *o);
     if (!o) return -1;
     if (tb->c % TORCHREC_MIN_CW_DIM || k > PT_SHARD_MAX_PARTS) k = 1;
     for (int ty = 0; ty < PT_SHARD_COUNT; ty++)
@@ -329,9 +326,11 @@ static int torchrec_opts(const pt_embed_job *j, int t, topt **out, int *n)
             if (!pt_embed_choice_valid(j, t, &ch, NULL, 0)) continue;
             o[m].ch = ch;
             o[m].perf = pt_embed_option_perf(j, t, &ch);
+            o[m].shards = pt_embed_option_shards(j, &ch);
+            o[m].depth = o[m].perf / (double)o[m].shards;
+            pt_embed_shard_bytes(j, t, &ch, &o[m].hbm, &o[m].host);
             m++;
         }
-    qsort(o, (size_t)m, sizeof *o, by_perf);
     *out = o;
     *n = m;
     return 0;
@@ -346,100 +345,109 @@ static int part_group(const pt_shard_choice *ch)
     return ch->type == PT_SHARD_TWRW || ch->type == PT_SHARD_GRID ? 1 : 2;
 }
 
-/* The perf of one of an option's placed units (a slice, or the whole). */
-static double shard_perf(const topt *o)
-{
-    return o->ch.nparts > 1 ? o->perf / o->ch.nparts : o->perf;
-}
+/* What the partitioner tracks per device. */
+typedef struct tdev {
+    double perf, hbm, host;
+} tdev;
 
-/* Places table t's option on the least-loaded devices (or hosts) that hold
- * it; returns 0 when some shard fits nowhere. */
-static int place(ctx *x, pt_shard_choice *ch, int t, const topt *o, double *load)
+/* A proposal (one option per table) placed as GreedyPerfPartitioner does:
+ * the uniform group, then the host group, then the device group; inside a
+ * group by shard perf, largest first; each shard on the device (host: the
+ * node whose busiest device has) the least perf so far among those with the
+ * storage.  Fills ch; returns 1 and *rating (TorchRec's: the largest
+ * device perf) when everything is placed, else 0. */
+static int partition(const pt_embed_job *j, const topt *const *prop, pt_shard_choice *ch, tdev *dv, int *order,
+                     double *rating)
 {
-    const pt_embed_job *j = x->j;
+    int T = j->rs->ntables;
     int64_t N = j->c->devices, g = j->node;
-    pt_embed_cost c;
-    pt_shard_choice want = o->ch;
-    int spread = want.type == PT_SHARD_DP || want.type == PT_SHARD_RW;
-    int per_node = want.type == PT_SHARD_TWRW || want.type == PT_SHARD_GRID;
-    int slices = spread ? 0 : want.nparts;
-    if (spread) {
-        ch[t] = want;
-        eval(x, ch, &c);
-        if (!c.fits) return 0;
-        for (int64_t d = 0; d < N; d++) load[d] += o->perf / (double)N;
-        return 1;
-    }
-    /* one slice at a time: each to the least-loaded device or host where
-     * the plan so far still fits */
-    ch[t] = want;
-    ch[t].nparts = 0;
-    for (int p = 0; p < slices; p++) {
-        int64_t units = per_node ? j->nodes : N, best = -1;
-        char *tried = calloc((size_t)units, 1);
-        if (!tried) return 0;
-        for (int64_t r = 0; r < units && best < 0; r++) {
-            int64_t u = -1;
-            double lu = 0;
-            for (int64_t v = 0; v < units; v++) {
-                double lv = 0;
-                if (tried[v]) continue;
-                if (per_node)
-                    for (int64_t k = 0; k < g && v * g + k < N; k++) lv += load[v * g + k];
-                else lv = load[v];
-                if (u < 0 || lv < lu) u = v, lu = lv;
-            }
-            tried[u] = 1;
-            ch[t].part[p] = (int)u;
-            ch[t].nparts = p + 1;
-            /* a partial column split prices as its slices so far */
-            {
-                pt_shard_choice full = ch[t];
-                full.nparts = want.nparts;
-                for (int q = p + 1; q < want.nparts; q++) full.part[q] = (int)u;
-                ch[t] = full;
-                eval(x, ch, &c);
-                ch[t].nparts = p + 1;
-                if (c.fits) best = u;
-            }
+    double fixed = pt_embed_fixed_bytes(j);
+    for (int64_t d = 0; d < N; d++) dv[d] = (tdev){0, fixed, 0};
+    for (int t = 0; t < T; t++) order[t] = t;
+    for (int a = 1; a < T; a++) /* insertion sort: stable, deterministic */
+        for (int b = a; b > 0; b--) {
+            const topt *x1 = prop[order[b]], *x0 = prop[order[b - 1]];
+            int g1 = part_group(&x1->ch), g0 = part_group(&x0->ch);
+            if (g1 < g0 || (g1 == g0 && (x1->depth > x0->depth || (x1->depth == x0->depth && x1->hbm > x0->hbm)))) {
+                int tmp = order[b];
+                order[b] = order[b - 1], order[b - 1] = tmp;
+            } else break;
         }
-        free(tried);
-        if (best < 0) return 0;
-        if (per_node)
-            for (int64_t k = 0; k < g && best * g + k < N; k++) load[best * g + k] += o->perf / (double)(slices * g);
-        else load[best] += o->perf / (double)slices;
+    for (int i = 0; i < T; i++) {
+        int t = order[i];
+        const topt *o = prop[t];
+        int grp = part_group(&o->ch);
+        ch[t] = o->ch;
+        if (grp == 0) {
+            for (int64_t d = 0; d < N; d++)
+                if (dv[d].hbm + o->hbm > j->hbm_cap || dv[d].host + o->host > j->host_bytes) return 0;
+            for (int64_t d = 0; d < N; d++) dv[d].perf += o->depth, dv[d].hbm += o->hbm, dv[d].host += o->host;
+            continue;
+        }
+        for (int p = 0; p < o->ch.nparts; p++) {
+            int64_t units = grp == 1 ? j->nodes : N, per = grp == 1 ? g : 1, best = -1;
+            double bl = 0;
+            for (int64_t u = 0; u < units; u++) {
+                double l = 0;
+                int fits = 1;
+                for (int64_t d = u * per; d < (u + 1) * per && d < N; d++) {
+                    if (dv[d].perf > l) l = dv[d].perf;
+                    if (dv[d].hbm + o->hbm > j->hbm_cap || dv[d].host + o->host > j->host_bytes) fits = 0;
+                }
+                if (fits && (best < 0 || l < bl)) best = u, bl = l;
+            }
+            if (best < 0) return 0;
+            ch[t].part[p] = (int)best;
+            for (int64_t d = best * per; d < (best + 1) * per && d < N; d++)
+                dv[d].perf += o->depth, dv[d].hbm += o->hbm, dv[d].host += o->host;
+        }
     }
-    ch[t].nparts = want.nparts;
+    *rating = 0;
+    for (int64_t d = 0; d < N; d++)
+        if (dv[d].perf > *rating) *rating = dv[d].perf;
     return 1;
 }
 
-/* Bytes a table's option keeps on each device it uses (the feedback's measure). */
-static double bytes_per_device(const pt_embed_job *j, int t, const pt_shard_choice *ch)
+/* GreedyProposer's storage order of an option: (largest shard HBM, all its
+ * HBM, largest shard host memory, all its host memory). */
+static int storage_larger(const topt *a, const topt *b)
 {
-    const pt_glayer *tb = pt_recsys_table(j->rs, t);
-    double b = (double)(pt_recsys_table_bytes(tb) + pt_recsys_table_state_bytes(tb));
-    if (ch->uvm) b *= tb->emb.hot_rows;
-    switch (ch->type) {
-    case PT_SHARD_CW: return b / ch->nparts;
-    case PT_SHARD_RW: return b / (double)j->c->devices;
-    case PT_SHARD_TWRW: return b / (double)j->node;
-    case PT_SHARD_GRID: return b / (double)(j->node * ch->nparts);
-    default: return b;
-    }
+    double x[4] = {a->hbm, a->hbm * (double)a->shards, a->host, a->host * (double)a->shards};
+    double y[4] = {b->hbm, b->hbm * (double)b->shards, b->host, b->host * (double)b->shards};
+    for (int k = 0; k < 4; k++)
+        if (x[k] != y[k]) return x[k] > y[k];
+    return 0;
+}
+
+/* Sorts one table's options by depth (use_depth) or by perf, stable. */
+static void sort_opts(topt *o, int n, int use_depth)
+{
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0; b--) {
+            double k1 = use_depth ? o[b].depth : o[b].perf, k0 = use_depth ? o[b - 1].depth : o[b - 1].perf;
+            if (k1 < k0) {
+                topt tmp = o[b];
+                o[b] = o[b - 1], o[b - 1] = tmp;
+            } else break;
+        }
 }
 
 pt_status pt_shard_torchrec(const pt_embed_job *j, pt_shard_plan *out, pt_diag *d)
 {
-    int T = j->rs->ntables, *order = NULL, *idx = NULL, *nopt = NULL;
+    int T = j->rs->ntables, *order = NULL, *idx = NULL, *nopt = NULL, have = 0;
     topt **opt = NULL;
-    double *load = NULL;
+    const topt **prop = NULL;
+    pt_shard_choice *ch = NULL;
+    tdev *dv = NULL;
+    double best = 0;
     ctx x = {j, NULL, 0, NULL, NULL, NULL};
     pt_status st = PT_OK;
     int64_t N = j->c->devices;
     memset(out, 0, sizeof *out);
     if (!(x.dev = calloc((size_t)N, sizeof *x.dev)) || !(opt = calloc((size_t)T, sizeof *opt)) ||
         !(nopt = calloc((size_t)T, sizeof *nopt)) || !(idx = calloc((size_t)T, sizeof *idx)) ||
-        !(order = malloc((size_t)T * sizeof *order)) || !(load = malloc((size_t)N * sizeof *load)) ||
+        !(order = malloc((size_t)T * sizeof *order)) || !(dv = malloc((size_t)N * sizeof *dv)) ||
+        !(prop = malloc((size_t)T * sizeof *prop)) || !(ch = malloc((size_t)T * sizeof *ch)) ||
         !(out->ch = malloc((size_t)T * sizeof *out->ch))) {
         st = nomem(d);
         goto done;
@@ -449,44 +457,57 @@ pt_status pt_shard_torchrec(const pt_embed_job *j, pt_shard_plan *out, pt_diag *
             st = nomem(d);
             goto done;
         }
-    for (;;) {
-        int ok = 1, worst = -1;
-        double wb = -1;
-        /* partition the proposal: tables by perf, largest first */
-        for (int t = 0; t < T; t++) order[t] = t, out->ch[t].type = PT_SHARD_NONE;
-        for (int a = 1; a < T; a++) /* insertion sort: stable, deterministic */
-            for (int b = a; b > 0; b--) {
-                const topt *x1 = &opt[order[b]][idx[order[b]]], *x0 = &opt[order[b - 1]][idx[order[b - 1]]];
-                int g1 = part_group(&x1->ch), g0 = part_group(&x0->ch);
-                if (g1 < g0 || (g1 == g0 && shard_perf(x1) > shard_perf(x0))) {
-                    int tmp = order[b];
-                    order[b] = order[b - 1], order[b - 1] = tmp;
-                } else break;
+    /* EmbeddingShardingPlanner's proposers: GreedyProposer with use_depth
+     * (options by their largest shard's perf) and without (by the sum),
+     * then UniformProposer (one sharding type for every table); every
+     * proposal partitioned, the best perf rating kept */
+    for (int prp = 0; prp < 3; prp++) {
+        if (prp < 2) {
+            for (int t = 0; t < T; t++) sort_opts(opt[t], nopt[t], prp == 0), idx[t] = 0;
+            for (;;) {
+                int worst = -1;
+                double r;
+                for (int t = 0; t < T; t++) prop[t] = &opt[t][idx[t]];
+                x.evaluated++;
+                if (partition(j, prop, ch, dv, order, &r) && (!have || r < best)) {
+                    memcpy(out->ch, ch, (size_t)T * sizeof *ch);
+                    best = r, have = 1;
+                }
+                /* feedback: the table whose option holds the most storage
+                 * takes its next option, until none has one */
+                for (int t = 0; t < T; t++)
+                    if (idx[t] + 1 < nopt[t] && (worst < 0 || storage_larger(&opt[t][idx[t]], &opt[worst][idx[worst]])))
+                        worst = t;
+                if (worst < 0) break;
+                idx[worst]++;
             }
-        for (int64_t k = 0; k < N; k++) load[k] = 0;
-        for (int i = 0; i < T && ok; i++) ok = place(&x, out->ch, order[i], &opt[order[i]][idx[order[i]]], load);
-        if (ok) {
-            eval(&x, out->ch, &out->cost);
-            out->found = out->cost.fits;
-            break;
+        } else {
+            for (int ty = 0; ty < PT_SHARD_COUNT; ty++) {
+                int all = 1;
+                double r;
+                for (int t = 0; t < T && all; t++) {
+                    prop[t] = NULL;
+                    sort_opts(opt[t], nopt[t], 1);
+                    for (int k = 0; k < nopt[t] && !prop[t]; k++)
+                        if (opt[t][k].ch.type == (pt_shard_type)ty) prop[t] = &opt[t][k];
+                    all = prop[t] != NULL;
+                }
+                if (!all) continue;
+                x.evaluated++;
+                if (partition(j, prop, ch, dv, order, &r) && (!have || r < best)) {
+                    memcpy(out->ch, ch, (size_t)T * sizeof *ch);
+                    best = r, have = 1;
+                }
+            }
         }
-        /* the proposer's next step: the table with the most bytes per device
-         * takes its next option */
-        for (int t = 0; t < T; t++) {
-            double b;
-            if (idx[t] + 1 >= nopt[t]) continue;
-            b = bytes_per_device(j, t, &opt[t][idx[t]].ch);
-            if (b > wb) wb = b, worst = t;
-        }
-        if (worst < 0) { /* nothing left to propose */
-            for (int t = 0; t < T; t++)
-                if (out->ch[t].type == PT_SHARD_NONE) out->ch[t] = opt[t][idx[t]].ch;
-            eval(&x, out->ch, &out->cost);
-            out->found = 0;
-            break;
-        }
-        idx[worst]++;
     }
+    if (!have) /* nothing partitions: the cheapest options, unplaced, as the nearest */
+        for (int t = 0; t < T; t++) {
+            sort_opts(opt[t], nopt[t], 1);
+            out->ch[t] = opt[t][0].ch;
+        }
+    eval(&x, out->ch, &out->cost);
+    out->found = have && out->cost.fits;
 done:
     out->evaluated = x.evaluated;
     if (opt)
@@ -495,7 +516,9 @@ done:
     free(nopt);
     free(idx);
     free(order);
-    free(load);
+    free(dv);
+    free(prop);
+    free(ch);
     free(x.dev);
     if (st != PT_OK) pt_shard_plan_free(out);
     return st;

@@ -22,20 +22,27 @@
  *   one and keeps the better end, so it never returns a worse plan than the
  *   baseline (in this cost model).
  *
- * pt_shard_torchrec, the baseline: TorchRec's planner as documented
- *   (torchrec.distributed.planner: EmbeddingEnumerator -> shard estimators
- *   -> GreedyProposer -> GreedyPerfPartitioner).  Options per table are its
- *   sharding types with column slices of 128 (its MIN_CW_DIM) and the fused
- *   or fused_uvm_caching kernel, each priced alone as the sum of its shards'
- *   perf (pt_embed_option_perf).  The proposer starts every table at its
- *   cheapest option; the partitioner (torchrec/distributed/planner/
- *   partitioners.py: the uniform group first -- row_wise and data_parallel,
- *   a shard on every device -- then the host group, table_row_wise and
- *   grid_shard, then the device group, table_wise and column_wise; within a
- *   group shards by perf, largest first) puts each shard on the device or
- *   host with the least perf so far that still has the storage.  When a
- *   shard fits nowhere the proposer moves the table with the most bytes per
- *   device to its next option by perf, and partitions again.
+ * pt_shard_torchrec, the baseline: TorchRec's planner as documented and
+ *   as its source reads (torchrec/distributed/planner: EmbeddingEnumerator
+ *   -> shard estimators -> proposers -> GreedyPerfPartitioner).  Options per
+ *   table are its sharding types with column slices of 128 (its MIN_CW_DIM)
+ *   and the fused or fused_uvm_caching kernel, each shard priced alone
+ *   (pt_embed_option_perf: lookups and the shard's own collectives).  The
+ *   proposers of EmbeddingShardingPlanner's default: GreedyProposer with
+ *   use_depth (options by their largest shard's perf) and without (by the
+ *   sum of their shards'), each starting every table at its first option
+ *   and then, proposal after proposal, moving the table whose option holds
+ *   the most storage to its next; and UniformProposer (one sharding type
+ *   for all tables).  Every proposal is partitioned as GreedyPerfPartitioner
+ *   does (proposers.py, partitioners.py: the uniform group first -- row_wise
+ *   and data_parallel, a shard on every device -- then the host group,
+ *   table_row_wise and grid_shard, then the device group, table_wise and
+ *   column_wise; within a group shards by perf, largest first, each on the
+ *   device, or host, with the least perf so far that has the storage), and
+ *   the partitioned plan with the least largest device perf (TorchRec's perf
+ *   rating) is the baseline.  GridSearchProposer is left out: 26 tables of
+ *   some ten options each are far beyond its 10^4 proposals, where TorchRec
+ *   skips it too.
  *
  * What it does not: price (embed_cost.h) or print (src/emit/shard_out.c).
  */
