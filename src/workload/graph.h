@@ -10,7 +10,8 @@
  * its memory traffic, and the bytes it keeps for the backward pass; the cost
  * of a layer for a micro-batch of b samples is priced in src/cost/graph_cost.c.
  * The built-in graphs (resnet-50, inception-v3, gnmt, biglstm,
- * transformer-big) are built by the same code the file reader uses.
+ * transformer-big, and for inference vgg-16, mobilenet-v2, vit-large,
+ * bert-large) are built by the same code the file reader uses.
  */
 #ifndef PT_GRAPH_H
 #define PT_GRAPH_H
@@ -93,6 +94,9 @@ typedef struct pt_gspec {
     int64_t classes;   /* loss: classes per sample or per token             */
     int64_t sampled;   /* loss: sampled softmax candidates (BigLSTM)         */
     int64_t shape[3];  /* input: [C, H, W] or [T]                           */
+    int64_t tokens;    /* conv: 0 = an image out; k >= 1 = its H*W positions
+                          as a sequence [H*W + k - 1, out] (ViT's patch
+                          embedding, k = 2: one class token more)            */
 } pt_gspec;
 
 /* Appends a layer; shapes and costs follow from its inputs. */
