@@ -3,7 +3,8 @@
 # Completes the commands, each command's options, the built-in model, graph
 # and cluster names (asked of the partita being completed, so they are always
 # those of the installed version), file names where an argument is a path,
-# and the enumerated values of --dtype, --engine, --export and --objective.
+# and the enumerated values of --dtype, --engine, --export, --objective and
+# --units (pipeline's --dtype and --objective take their own).
 # Both "--opt value" and "--opt=value" are completed.  Self-contained: it
 # needs bash only, not the bash-completion package's helpers.
 #
@@ -72,7 +73,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale calibrate models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale calibrate pipeline models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -83,10 +84,17 @@ _partita()
         COMPREPLY=($(compgen -W "$(_partita_names clusters)" -- "$cur"))
         _partita_files "$cur" '*.json'
         return ;;
-    --dtype) COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); return ;;
+    --dtype)
+        if [[ $cmd == pipeline ]]; then COMPREPLY=($(compgen -W "fp32 fp16 int8" -- "$cur"))
+        else COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); fi
+        return ;;
+    --units) COMPREPLY=($(compgen -W "cpu gpu npu cpu,gpu cpu,npu gpu,npu cpu,gpu,npu" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan fsdp any" -- "$cur")); return ;;
     --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan" -- "$cur")); return ;;
-    --objective) COMPREPLY=($(compgen -W "step time-to-train" -- "$cur")); return ;;
+    --objective)
+        if [[ $cmd == pipeline ]]; then COMPREPLY=($(compgen -W "throughput latency" -- "$cur"))
+        else COMPREPLY=($(compgen -W "step time-to-train" -- "$cur")); fi
+        return ;;
     --trace) _partita_files "$cur" '*.json'; return ;;
     --svg) _partita_files "$cur" '*.svg'; return ;;
     --stat-eff) _partita_files "$cur" '*.csv'; return ;;
@@ -95,6 +103,7 @@ _partita()
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
         --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | \
+        --batch | --devices | --replicas | \
         --strategy | --fix | --space)
         return ;; # a number or a strategy: nothing to offer
     esac
@@ -112,6 +121,7 @@ _partita()
     validate) opts="--json --plans --help" ;;
     calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
     scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --json --svg --help" ;;
+    pipeline) opts="--cluster --batch --objective --dtype --devices --units --replicas --json --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac
@@ -137,7 +147,7 @@ _partita()
     plan | eval)
         COMPREPLY=($(compgen -W "$(_partita_names models)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
-    scale)
+    scale | pipeline)
         COMPREPLY=($(compgen -W "$(_partita_names graphs)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
     validate | calibrate) _partita_files "$cur" '*.csv' ;;

@@ -140,5 +140,6 @@ int cmd_scale(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_clusters(int argc, char **argv);
+int cmd_pipeline(int argc, char **argv);
 
 #endif

@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 extern const cli_cmd cli_cmd_calibrate; /* cmd_calibrate.c */
+extern const cli_cmd cli_cmd_pipeline;  /* cmd_pipeline.c */
 static const cli_cmd *const commands[] = {&cli_cmd_plan,   &cli_cmd_eval,    &cli_cmd_validate,
-                                          &cli_cmd_scale,  &cli_cmd_calibrate, &cli_cmd_models,
+                                          &cli_cmd_scale,  &cli_cmd_calibrate, &cli_cmd_pipeline, &cli_cmd_models,
                                           &cli_cmd_devices, &cli_cmd_clusters};
 #define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
 
