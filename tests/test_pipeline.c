@@ -364,6 +364,71 @@ static void test_halp(void **state)
     pt_graph_free(&g);
 }
 
+/* An event simulation of the plan agrees with its analytic throughput and
+ * latency: K batches flow through the stages, each stage computing one batch
+ * at a time and sending each output over its link one at a time (the link
+ * to the next stage is the stage's own: double buffering, as pipeline.h
+ * models); the first batch's arrival is the latency, the spacing of the
+ * last batches the bottleneck.  Mixed boards (Pi 4 and Pi 5 pools) and one
+ * SoC's mixed units (the phone's CPU clusters, GPU and NPU). */
+static void simulate(const pt_pipe_plan *p, int K, double *first_s, double *period_s)
+{
+    double comp_free[PT_PIPE_MAX_STAGES] = {0}, link_free[PT_PIPE_MAX_STAGES] = {0}, done_prev = 0;
+    for (int k = 0; k < K; k++) {
+        double t = 0; /* batch k is available at time 0 (a backlog) */
+        for (int s = 0; s < p->nstages; s++) {
+            double start = fmax(t, comp_free[s]), end = start + p->stage[s].compute_s;
+            comp_free[s] = end;
+            t = end;
+            if (s + 1 < p->nstages) {
+                double ss = fmax(t, link_free[s]);
+                link_free[s] = ss + p->stage[s].transfer_s;
+                t = link_free[s];
+            }
+        }
+        if (k == 0) *first_s = t;
+        if (k == K - 1) *period_s = t - done_prev;
+        done_prev = t;
+    }
+}
+
+static void test_simulated(void **state)
+{
+    const char *mixed = "{\"name\": \"mixed\", \"pools\": [{\"device\": \"raspberry-pi-4b\", \"devices\": 3},"
+                        " {\"device\": \"raspberry-pi-5\", \"devices\": 2}], \"levels\": [{\"name\": \"gbe\", "
+                        "\"size\": 5, \"bw_GBps\": 0.125, \"latency_us\": 150, \"efficiency\": 0.94}]}";
+    struct {
+        const char *graph;
+        int phone;
+        pt_edge_dtype dt;
+    } cases[] = {{"vit-large", 0, PT_EDGE_FP32}, {"vgg-16", 0, PT_EDGE_FP32}, {"mobilenet-v2", 1, PT_EDGE_FP16},
+                 {"resnet-50", 1, PT_EDGE_INT8}};
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        pt_graph g;
+        pt_edge_cluster c;
+        pt_diag d;
+        pt_pipe_plan *p = malloc(sizeof *p);
+        pt_pipe_opts o = {1, cases[i].dt, PT_PIPE_THROUGHPUT, 1, 0};
+        double first = 0, period = 0;
+        assert_non_null(p);
+        assert_int_equal(pt_graph_builtin(cases[i].graph, &g, &d), PT_OK);
+        if (cases[i].phone) {
+            assert_int_equal(pt_edge_cluster_load("phones-wifi6", &c, &d), PT_OK);
+            assert_int_equal(pt_edge_cluster_resize(&c, 1, &d), PT_OK);
+        } else {
+            assert_int_equal(pt_edge_cluster_parse(mixed, "mixed.json", &c, &d), PT_OK);
+        }
+        assert_int_equal(pt_pipe_plan_graph(&g, &c, &o, p, &d), PT_OK);
+        assert_true(p->nstages >= 2); /* a real pipeline, not one unit */
+        simulate(p, 400, &first, &period);
+        th_near_rel(first, p->latency_s, 1e-9, "simulated latency");
+        th_near_rel(period, p->bottleneck_s, 1e-6, "simulated bottleneck");
+        free(p);
+        pt_graph_free(&g);
+    }
+}
+
 /* Refusals: a batch out of range, replicas with the latency objective, a
  * dtype no unit computes in. */
 static void test_refusals(void **state)
@@ -394,7 +459,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dp_brute_force), cmocka_unit_test(test_dp_hand), cmocka_unit_test(test_units),
         cmocka_unit_test(test_npu_fallback),   cmocka_unit_test(test_threads), cmocka_unit_test(test_pools),
-        cmocka_unit_test(test_plans),          cmocka_unit_test(test_halp),    cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_plans),          cmocka_unit_test(test_halp),    cmocka_unit_test(test_simulated),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -234,12 +234,9 @@ static pt_status from_cluster(const pt_cluster *pc, pt_edge_cluster *c, pt_diag 
     pt_status st;
     memset(c, 0, sizeof *c);
     pt_strlcpy(c->name, pc->name, sizeof c->name);
-    if (pc->devices > PT_EDGE_MAX_BOARDS)
-        return pt_diag_set(d, NULL, "devices", pc->name,
-                           "%lld devices: `partita pipeline` plans over at most %d (use --devices)",
-                           (long long)pc->devices, PT_EDGE_MAX_BOARDS);
     if ((st = add_type(c, &pc->dev, &t, d)) != PT_OK) return st;
-    c->nboards = (int)pc->devices;
+    c->devices_given = (long long)pc->devices;
+    c->nboards = pc->devices > PT_EDGE_MAX_BOARDS ? PT_EDGE_MAX_BOARDS : (int)pc->devices;
     for (int i = 0; i < c->nboards; i++) c->board_type[i] = t;
     links_from_levels(c, pc->level, pc->nlevels, pc->dev.memory_bw_GBps);
     return PT_OK;
@@ -291,6 +288,7 @@ static pt_status parse_pools(pt_jctx *jc, const json_t *root, pt_edge_cluster *c
         if ((st = add_type(c, &dev, &t, jc->d)) != PT_OK) return pt_jerr(jc, full, NULL, "%s", jc->d->msg);
         for (int64_t k = 0; k < n; k++) c->board_type[c->nboards++] = t;
     }
+    c->devices_given = c->nboards;
     if (!json_is_array(levels) || json_array_size(levels) < 1 || json_array_size(levels) > PT_MAX_LEVELS)
         return pt_jerr(jc, "levels", levels, "is not an array of 1 to %d level objects", PT_MAX_LEVELS);
     nl = (int)json_array_size(levels);
@@ -372,6 +370,7 @@ pt_status pt_edge_cluster_resize(pt_edge_cluster *c, int n, pt_diag *d)
     if (n < 1 || n > PT_EDGE_MAX_BOARDS)
         return pt_diag_set(d, NULL, "devices", c->name, "--devices must be 1..%d", PT_EDGE_MAX_BOARDS);
     c->nboards = n;
+    c->devices_given = n;
     for (int i = 0; i < n; i++) c->board_type[i] = 0;
     return PT_OK;
 }

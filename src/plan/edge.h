@@ -108,6 +108,8 @@ typedef struct pt_edge_cluster {
     double chip_Bps;        /* between units of one board (shared memory)     */
     double chip_latency_s;
     char net_name[32];      /* "gbe"                                          */
+    long long devices_given;/* the file's device count, e.g. 1024; more than
+                             * PT_EDGE_MAX_BOARDS is refused unless resized */
 } pt_edge_cluster;
 
 /* The units of catalog device `name` into *t (dev already read): from its

@@ -311,8 +311,7 @@ pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const 
 {
     pipe_ctx x;
     int n = g->n, have = 0, count[PT_EDGE_MAX_TYPES] = {0}, nup = 0, *last_use;
-    unit_prices *ups = calloc(PT_EDGE_MAX_TYPES * PT_EDGE_MAX_UNITS * PIPE_MAX_SPLIT * PT_EDGE_MAX_UNITS,
-                              sizeof *ups);
+    unit_prices *ups = NULL;
     unsigned allowed[PT_EDGE_MAX_TYPES] = {0};
     double eb = pt_edge_elem_bytes(o->dtype), best_single = INFINITY;
     pt_status st = PT_OK;
@@ -321,6 +320,10 @@ pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const 
     if (o->batch < 1 || o->batch > 65536)
         return pt_diag_set(d, NULL, "batch", "", "--batch must be 1..65536, not %d", o->batch);
     if (n < 1 || c->nboards < 1) return pt_diag_set(d, NULL, "model", g->name, "nothing to place");
+    if (c->devices_given > PT_EDGE_MAX_BOARDS)
+        return pt_diag_set(d, NULL, "devices", c->name,
+                           "%s has %lld devices: a pipeline plans over at most %d (give --devices N)", c->name,
+                           c->devices_given, PT_EDGE_MAX_BOARDS);
     if (o->replicas < 0 || o->replicas > c->nboards ||
         (o->replicas > 1 && o->objective == PT_PIPE_LATENCY))
         return pt_diag_set(d, NULL, "replicas", "", "--replicas %d: %s", o->replicas,
@@ -328,6 +331,7 @@ pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const 
                                ? "replicas do not shorten one batch's latency (use the throughput objective)"
                                : "must be 1..the cluster's devices");
     x.g = g, x.c = c, x.o = o, x.n = n;
+    ups = calloc(PT_EDGE_MAX_TYPES * PT_EDGE_MAX_UNITS * PIPE_MAX_SPLIT * PT_EDGE_MAX_UNITS, sizeof *ups);
     x.cut_bytes = calloc((size_t)n + 1, sizeof *x.cut_bytes);
     x.wprefix = calloc((size_t)n + 1, sizeof *x.wprefix);
     x.act = calloc((size_t)n, sizeof *x.act);

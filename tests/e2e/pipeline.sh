@@ -78,6 +78,8 @@ expect2 "bad units" "\"tpu\" is not one of cpu, gpu, npu" $P pipeline vgg-16 --c
 expect2 "no unit in dtype" "computes in fp32" $P pipeline vgg-16 --cluster phones-wifi6 --units npu
 expect2 "latency replicas" "replicas do not shorten" $P pipeline vgg-16 --cluster rpi4-gbe --objective latency --replicas 2
 expect2 "resize pools" "--devices resizes a cluster of one device kind" $P pipeline vgg-16 --cluster "$tmp/mixed.json" --devices 3
+expect2 "too many devices" "has 1024 devices: a pipeline plans over at most 256 (give --devices N)" $P pipeline vgg-16 --cluster dgx-a100-80g
+$P pipeline resnet-50 --cluster dgx-a100-80g --devices 4 --dtype fp16 >"$tmp/o" 2>"$tmp/err" || bad "a datacenter cluster resized: $(cat "$tmp/err")"
 expect2 "stray argument" "unexpected argument" $P pipeline vgg-16 extra --cluster rpi4-gbe
 cat >"$tmp/bad.json" <<'J'
 {"name": "bad",
