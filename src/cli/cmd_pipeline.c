@@ -58,8 +58,9 @@ static void table(const pt_graph *g, const pt_edge_cluster *c, const pt_pipe_opt
     printf("throughput        %.3g samples/s (bottleneck %.1f ms per batch)\n", p->samples_per_s,
            p->bottleneck_s * 1e3);
     printf("latency           %.1f ms per batch\n", p->latency_s * 1e3);
-    printf("best single unit  %s/%s: %.3g samples/s, %.1f ms per batch\n", st->dev.name,
-           st->unit[p->single_unit].name, p->single_samples_per_s, p->single_latency_s * 1e3);
+    printf("best single unit  %s/%s: %.3g samples/s, %.1f ms per batch%s\n", st->dev.name,
+           st->unit[p->single_unit].name, p->single_samples_per_s, p->single_latency_s * 1e3,
+           p->single_fits ? "" : " (if its memory held the whole graph: none does)");
     printf("speed-up          %.2fx (%s)\n", p->speedup,
            o->objective == PT_PIPE_LATENCY ? "latency, over the best single unit"
                                            : "throughput, over the best single unit");

@@ -34,6 +34,7 @@ pt_status pt_emit_pipeline_json(const pt_graph *g, const pt_edge_cluster *c, con
     json_object_set_new(single, "device", json_string(name));
     json_object_set_new(single, "samples_per_s", json_real(p->single_samples_per_s));
     json_object_set_new(single, "latency_ms", json_real(p->single_latency_s * 1e3));
+    json_object_set_new(single, "fits", json_boolean(p->single_fits));
     json_object_set_new(j, "single_device", single);
     for (int k = 0; k < p->nstages; k++) {
         const pt_pipe_stage *s = &p->stage[k];

@@ -471,10 +471,25 @@ pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const 
                     goto out;
                 }
             }
-    if (!have || !(best_single < INFINITY)) {
-        st = pt_diag_set(d, NULL, "cluster", c->name,
-                         "%s does not fit: no partition keeps every stage within its board's memory", g->name);
+    if (!have) {
+        pt_diag_set(d, NULL, "cluster", c->name,
+                    "%s does not fit: no partition keeps every stage within its board's memory", g->name);
+        st = PT_INFEASIBLE;
         goto out;
+    }
+    if (!(best_single < INFINITY)) {
+        /* no one unit holds the whole graph: the speed-up is over the best
+         * single unit as if its memory sufficed (its time is what it would take) */
+        for (int i = 0; i < nup; i++) {
+            int k = 0;
+            double s0;
+            if (ups[i].width != 1 || ups[i].busy != 1) continue;
+            s0 = stage_time(&ups[i], n, 0, n, &k);
+            if (s0 < best_single) best_single = s0, p->single_type = ups[i].type, p->single_unit = ups[i].unit;
+        }
+        p->single_fits = 0;
+    } else {
+        p->single_fits = 1;
     }
     p->single_latency_s = best_single;
     p->single_samples_per_s = o->batch / best_single;

@@ -88,13 +88,16 @@ typedef struct pt_pipe_plan {
                                     * (throughput) or latency (latency)     */
     double single_samples_per_s, single_latency_s;
     int single_type, single_unit;  /* the best single unit                   */
+    int single_fits;               /* 0: no one unit holds the graph; its
+                                    * time is what it would take            */
     double threads_gain;           /* the plan's throughput over the same
                                     * stages at the vendors' default threads */
     long long candidates;          /* (order, replicas) DPs solved           */
 } pt_pipe_plan;
 
-/* The best plan of g on c; PT_EINPUT (with d) when nothing fits or the batch
- * is out of range; the result is deterministic. */
+/* The best plan of g on c (deterministic); PT_INFEASIBLE (with d) when no
+ * partition fits the boards' memory, PT_EINPUT when an option is out of
+ * range. */
 pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const pt_pipe_opts *o, pt_pipe_plan *p,
                              pt_diag *d);
 

@@ -67,6 +67,19 @@ for o in --cluster --batch --objective --dtype --devices --units --replicas --js
     grep -q -- "$o" "$tmp/o" || bad "pipeline --help lacks $o"
 done
 
+# 120 images a batch: no Pi 4 holds VGG-16's weights and a batch of its
+# largest activations, three stages do; 140: not even one stage fits (exit 1)
+$P pipeline vgg-16 --cluster rpi4-gbe --batch 120 --replicas 1 --json >"$tmp/f" 2>"$tmp/err" || bad "batch 120 failed: $(cat "$tmp/err")"
+python3 - "$tmp/f" <<'PY' || bad "batch 120: the single device should not fit"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["single_device"]["fits"] is False and len(j["stages"]) == 3
+PY
+$P pipeline vgg-16 --cluster rpi4-gbe --batch 140 >"$tmp/o" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || bad "batch 140: exit $rc, want 1 (nothing fits)"
+grep -q "does not fit" "$tmp/err" || bad "batch 140: no reason given: $(cat "$tmp/err")"
+
 expect2 "no cluster" "give --cluster" $P pipeline vgg-16
 expect2 "no graph" "give a GRAPH" $P pipeline --cluster rpi4-gbe
 expect2 "not a graph" "\"llama3-8b\" is not a layer graph" $P pipeline llama3-8b --cluster rpi4-gbe
