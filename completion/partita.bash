@@ -3,7 +3,8 @@
 # Completes the commands, each command's options, the built-in model, graph
 # and cluster names (asked of the partita being completed, so they are always
 # those of the installed version), file names where an argument is a path,
-# and the enumerated values of --dtype, --engine, --export and --objective.
+# and the enumerated values of --dtype, --engine, --export, --objective and
+# --units (pipeline's --dtype and --objective take their own).
 # Both "--opt value" and "--opt=value" are completed.  Self-contained: it
 # needs bash only, not the bash-completion package's helpers.
 #
@@ -72,7 +73,7 @@ _partita()
     fi
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "plan eval validate scale serve calibrate checkpoint sweep trials models devices clusters --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "plan eval validate scale serve calibrate checkpoint sweep trials pipeline models devices clusters --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -83,10 +84,17 @@ _partita()
         COMPREPLY=($(compgen -W "$(_partita_names clusters)" -- "$cur"))
         _partita_files "$cur" '*.json'
         return ;;
-    --dtype) COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); return ;;
+    --dtype)
+        if [[ $cmd == pipeline ]]; then COMPREPLY=($(compgen -W "fp32 fp16 int8" -- "$cur"))
+        else COMPREPLY=($(compgen -W "bf16 fp16 fp8" -- "$cur")); fi
+        return ;;
+    --units) COMPREPLY=($(compgen -W "cpu gpu npu cpu,gpu cpu,npu gpu,npu cpu,gpu,npu" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan fsdp any" -- "$cur")); return ;;
     --export) COMPREPLY=($(compgen -W "megatron deepspeed torchtitan torchrec" -- "$cur")); return ;;
-    --objective) COMPREPLY=($(compgen -W "step time-to-train goodput cost" -- "$cur")); return ;;
+    --objective)
+        if [[ $cmd == pipeline ]]; then COMPREPLY=($(compgen -W "throughput latency" -- "$cur"))
+        else COMPREPLY=($(compgen -W "step time-to-train goodput cost" -- "$cur")); fi
+        return ;;
     --ft) COMPREPLY=($(compgen -W "job replica" -- "$cur")); return ;;
     --checkpoint-mode) COMPREPLY=($(compgen -W "sync async memory" -- "$cur")); return ;;
     --trace) _partita_files "$cur" '*.json'; return ;;
@@ -98,7 +106,7 @@ _partita()
     --out) _partita_files "$cur" ''; return ;;
     --gpus | --global-batch | --seq-len | --top | --threads | --tokens | --critical-batch | \
         --target-loss | --max-gpus | --ilp-nodes | --moe-imbalance | --moe-capacity | --host-memory-GiB | \
-        --trials | --cpu-machines | \
+        --trials | --cpu-machines | --batch | --devices | --replicas | \
         --strategy | --fix | --space | --mtbf-s | --checkpoint-s | --restart-s | --downtime-s | \
         --deadline-hours | --checkpoint-GBps | --spare-nodes | --failure-rate)
         return ;; # a number or a strategy: nothing to offer
@@ -125,6 +133,7 @@ _partita()
               --help" ;;
     sweep) opts="--json --report --threads --help" ;;
     trials) opts="--cluster --gpus --trials --stat-eff --cpu-machines --no-spatial --dtype --json --help" ;;
+    pipeline) opts="--cluster --batch --objective --dtype --devices --units --replicas --json --help" ;;
     models | devices | clusters) opts="--help" ;;
     *) return ;;
     esac
@@ -150,7 +159,7 @@ _partita()
     plan | eval | serve)
         COMPREPLY=($(compgen -W "$(_partita_names models)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
-    scale | trials)
+    scale | trials | pipeline)
         COMPREPLY=($(compgen -W "$(_partita_names graphs)" -- "$cur"))
         _partita_files "$cur" '*.json' ;;
     validate | calibrate) _partita_files "$cur" '*.csv' ;;

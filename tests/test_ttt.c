@@ -156,7 +156,14 @@ static void test_statef_recipes(void **state)
     pt_statef lars, sgd, def, s;
     (void)state;
     for (int i = 0; i < pt_graph_catalog_count(); i++) {
-        assert_int_equal(pt_statef_builtin(pt_graph_catalog_name(i), &s), 1);
+        const char *n = pt_graph_catalog_name(i);
+        /* the inference graphs (`partita pipeline`) have no training recipe */
+        if (!strcmp(n, "vgg-16") || !strcmp(n, "mobilenet-v2") || !strcmp(n, "vit-large") ||
+            !strcmp(n, "bert-large")) {
+            assert_int_equal(pt_statef_builtin(n, &s), 0);
+            continue;
+        }
+        assert_int_equal(pt_statef_builtin(n, &s), 1);
         assert_true(s.e_min > 0 && s.b_noise > 0);
     }
     assert_int_equal(pt_statef_builtin("no-such-graph", &s), 0);

@@ -144,5 +144,6 @@ int cmd_devices(int argc, char **argv);
 int cmd_clusters(int argc, char **argv);
 int cmd_checkpoint(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_pipeline(int argc, char **argv);
 
 #endif

@@ -19,10 +19,11 @@
 
 extern const cli_cmd cli_cmd_calibrate; /* cmd_calibrate.c */
 extern const cli_cmd cli_cmd_trials;    /* cmd_trials.c */
+extern const cli_cmd cli_cmd_pipeline;  /* cmd_pipeline.c */
 static const cli_cmd *const commands[] = {&cli_cmd_plan,   &cli_cmd_eval,    &cli_cmd_validate,
                                           &cli_cmd_scale,  &cli_cmd_serve, &cli_cmd_calibrate, &cli_cmd_checkpoint,
-                                          &cli_cmd_sweep, &cli_cmd_trials, &cli_cmd_models, &cli_cmd_devices,
-                                          &cli_cmd_clusters};
+                                          &cli_cmd_sweep, &cli_cmd_trials, &cli_cmd_pipeline, &cli_cmd_models,
+                                          &cli_cmd_devices, &cli_cmd_clusters};
 #define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
 
 static void usage(FILE *f)

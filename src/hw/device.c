@@ -29,7 +29,8 @@ static const char *const device_names[] = {
     "h200-sxm-141g", "gh200-96g",           "b200-sxm-180g", "b300-sxm-270g",
     "gb200",         "gb300",               "mi300x",        "mi325x",
     "mi355x",        "l4",                  "l40s",          "rtx-4090",
-    "rtx-pro-6000-server",
+    "rtx-pro-6000-server", "raspberry-pi-4b", "raspberry-pi-5", "jetson-agx-orin",
+    "jetson-orin-nano", "snapdragon-8-gen3",
 };
 #define N_DEVICES ((int)(sizeof device_names / sizeof device_names[0]))
 
@@ -86,7 +87,9 @@ pt_status pt_hw_num_in(pt_jctx *jc, const json_t *obj, const char *path, const c
 static const char *const device_keys[] = {
     "name",     "source",  "memory_GiB", "memory_bw_GBps", "tflops",    "host_bw_GBps",
     "gemm_eff", "gemm_half_GFLOP", "attn_eff", "mem_eff", "kernel_us", "best_published_mfu",
-    "generation", "fitted_on", NULL};
+    "generation", "fitted_on",
+    "units", /* an edge device's compute units: read by src/plan/edge.c */
+    NULL};
 static const char *const tflops_keys[] = {"bf16", "fp16", "fp8", "fp4", "tf32", "fp32", NULL};
 
 int pt_device_unfitted(const pt_device *dev)

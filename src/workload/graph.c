@@ -220,11 +220,20 @@ pt_status pt_graph_add(pt_graph *g, const pt_gspec *s, pt_diag *d)
         NEED(a->c % gr == 0 && s->out % gr == 0, "groups", "conv %s: groups=%lld does not divide the channels",
              who, (long long)gr);
         NEED(a->h + 2 * ph >= kh && a->w + 2 * pw >= kw, "kernel", "conv %s: kernel larger than its input", who);
+        NEED(s->tokens >= 0 && s->tokens <= 64, "tokens", "conv %s: tokens=%lld is not in 0..64", who,
+             (long long)s->tokens);
         L.c = s->out;
         L.h = (a->h + 2 * ph - kh) / st + 1;
         L.w = (a->w + 2 * pw - kw) / st + 1;
         gemm(&L, (double)(L.h * L.w), (double)(s->out / gr), (double)(a->c / gr * kh * kw), (double)gr, 1);
         L.params = (double)(s->out * (a->c / gr) * kh * kw) + (double)(s->bn ? 2 * s->out : s->out);
+        if (s->tokens > 0) {
+            /* patch embedding: the positions become tokens, each with a
+             * learnt position embedding, plus tokens - 1 learnt tokens */
+            L.seq = 1, L.t = L.h * L.w + s->tokens - 1, L.d = s->out;
+            L.params += (double)(L.t * s->out) + (double)((s->tokens - 1) * s->out);
+            L.c = 0, L.h = 0, L.w = 0;
+        }
         L.act_bytes = 2.0 * elems(&L) * (s->bn ? 2.0 : 1.0);
         L.mem_bytes = (s->bn ? 4.0 : 0.0) * elems(&L) + (s->relu ? 4.0 : 0.0) * elems(&L);
         break;
@@ -670,6 +679,144 @@ static void build_unet3d(gb *b)
     pt_unet3d_cfg cfg;
     pt_unet3d_brats(&cfg);
     if (b->st == PT_OK) b->st = pt_unet3d_build(b->g, &cfg, b->d);
+/* VGG-16 (Simonyan and Zisserman, ICLR 2015, configuration D): thirteen
+ * 3x3 convolutions with biases and ReLU (no batch norm), five max-pools,
+ * three fully connected layers; 138,357,544 parameters, 15.5 G
+ * multiply-adds at 224x224. */
+static void build_vgg16(gb *b)
+{
+    static const int width[5] = {64, 128, 256, 512, 512}, convs[5] = {2, 2, 3, 3, 3};
+    char n[48];
+    b->g->samples_per_epoch = 1281167;
+    pt_strlcpy(b->g->sample, "image", sizeof b->g->sample);
+    add(b, (pt_gspec){.name = "input", .op = PT_G_INPUT, .shape = {3, 224, 224}});
+    for (int s = 0; s < 5; s++) {
+        for (int k = 0; k < convs[s]; k++) {
+            snprintf(n, sizeof n, "conv%d_%d", s + 1, k + 1);
+            add(b, (pt_gspec){.name = n, .op = PT_G_CONV, .out = width[s], .kernel = 3, .stride = 1, .pad = 1,
+                              .relu = 1});
+        }
+        add(b, (pt_gspec){.name = nm(b, "%s%d", "pool", s + 1), .op = PT_G_MAXPOOL, .kernel = 2, .stride = 2});
+    }
+    add(b, (pt_gspec){.name = "fc6", .op = PT_G_LINEAR, .out = 4096, .relu = 1});
+    add(b, (pt_gspec){.name = "fc7", .op = PT_G_LINEAR, .out = 4096, .relu = 1});
+    add(b, (pt_gspec){.name = "fc8", .op = PT_G_LINEAR, .out = 1000});
+    add(b, (pt_gspec){.name = "loss", .op = PT_G_LOSS, .classes = 1000});
+}
+
+/* MobileNet-V2 (Sandler et al., CVPR 2018, Table 2; torchvision's layout):
+ * inverted residual blocks (1x1 expansion by t, 3x3 depthwise, linear 1x1
+ * projection; a residual add where stride is 1 and the width is kept), ReLU6
+ * priced as ReLU; 3,504,872 parameters, ~300 M multiply-adds at 224x224. */
+static void build_mobilenet_v2(gb *b)
+{
+    static const int t[7] = {1, 6, 6, 6, 6, 6, 6}, c[7] = {16, 24, 32, 64, 96, 160, 320};
+    static const int reps[7] = {1, 2, 3, 4, 3, 3, 1}, str[7] = {1, 2, 2, 2, 1, 2, 1};
+    char prev[48] = "conv0";
+    int64_t in = 32;
+    b->g->samples_per_epoch = 1281167;
+    pt_strlcpy(b->g->sample, "image", sizeof b->g->sample);
+    add(b, (pt_gspec){.name = "input", .op = PT_G_INPUT, .shape = {3, 224, 224}});
+    conv(b, "conv0", "input", 32, 3, 2, 1);
+    for (int s = 0; s < 7; s++)
+        for (int k = 0; k < reps[s]; k++) {
+            char e[48], dw[48], pj[48], sum[48];
+            int64_t hid = in * t[s];
+            int stride = k == 0 ? str[s] : 1;
+            const char *x = prev;
+            snprintf(e, sizeof e, "b%d.%d.expand", s + 1, k);
+            snprintf(dw, sizeof dw, "b%d.%d.dw", s + 1, k);
+            snprintf(pj, sizeof pj, "b%d.%d.project", s + 1, k);
+            snprintf(sum, sizeof sum, "b%d.%d.add", s + 1, k);
+            if (t[s] != 1) conv(b, e, prev, hid, 1, 1, 0), x = e;
+            add(b, (pt_gspec){.name = dw, .op = PT_G_CONV, .in = {x}, .out = hid, .kernel = 3, .stride = stride,
+                              .pad = 1, .groups = hid, .bn = 1, .relu = 1});
+            add(b, (pt_gspec){.name = pj, .op = PT_G_CONV, .in = {dw}, .out = c[s], .kernel = 1, .bn = 1});
+            if (stride == 1 && in == c[s]) {
+                add(b, (pt_gspec){.name = sum, .op = PT_G_ADD, .in = {pj, prev}});
+                pt_strlcpy(prev, sum, sizeof prev);
+            } else {
+                pt_strlcpy(prev, pj, sizeof prev);
+            }
+            in = c[s];
+        }
+    conv(b, "conv_last", prev, 1280, 1, 1, 0);
+    add(b, (pt_gspec){.name = "avgpool", .op = PT_G_GLOBALPOOL});
+    add(b, (pt_gspec){.name = "fc", .op = PT_G_LINEAR, .out = 1000});
+    add(b, (pt_gspec){.name = "loss", .op = PT_G_LOSS, .classes = 1000});
+}
+
+/* L transformer encoder layers of width D (MLP width F, h heads) after the
+ * sequence layer `first`, named "<pre><layer>.<k>"; prenorm: ViT's
+ * x + attn(LN(x)), x + mlp(LN(x)); else BERT's LN(x + attn(x)),
+ * LN(x + mlp(x)).  GELU is priced as ReLU (one pass over the activations).
+ * `last` gets the name of the last layer's output. */
+static void encoder(gb *b, const char *pre, const char *first, int L, int64_t D, int64_t F, int64_t h, int prenorm,
+                    char last[48])
+{
+    char prev[48], x[7][48];
+    pt_strlcpy(prev, first, sizeof prev);
+    for (int i = 0; i < L; i++) {
+        for (int k = 0; k < 7; k++) snprintf(x[k], sizeof x[k], "%s%d.%d", pre, i, k);
+        if (prenorm) {
+            add(b, (pt_gspec){.name = x[0], .op = PT_G_NORM, .in = {prev}});
+            add(b, (pt_gspec){.name = x[1], .op = PT_G_ATTENTION, .heads = h});
+            add(b, (pt_gspec){.name = x[2], .op = PT_G_ADD, .in = {x[1], prev}});
+            add(b, (pt_gspec){.name = x[3], .op = PT_G_NORM});
+            add(b, (pt_gspec){.name = x[4], .op = PT_G_LINEAR, .out = F, .relu = 1});
+            add(b, (pt_gspec){.name = x[5], .op = PT_G_LINEAR, .out = D});
+            add(b, (pt_gspec){.name = x[6], .op = PT_G_ADD, .in = {x[5], x[2]}});
+        } else {
+            add(b, (pt_gspec){.name = x[0], .op = PT_G_ATTENTION, .in = {prev}, .heads = h});
+            add(b, (pt_gspec){.name = x[1], .op = PT_G_ADD, .in = {x[0], prev}});
+            add(b, (pt_gspec){.name = x[2], .op = PT_G_NORM});
+            add(b, (pt_gspec){.name = x[3], .op = PT_G_LINEAR, .out = F, .relu = 1});
+            add(b, (pt_gspec){.name = x[4], .op = PT_G_LINEAR, .out = D});
+            add(b, (pt_gspec){.name = x[5], .op = PT_G_ADD, .in = {x[4], x[2]}});
+            add(b, (pt_gspec){.name = x[6], .op = PT_G_NORM});
+        }
+        pt_strlcpy(prev, x[6], sizeof prev);
+    }
+    pt_strlcpy(last, prev, 48);
+}
+
+/* ViT-Large/16 (Dosovitskiy et al., ICLR 2021, Table 1: 24 layers, width
+ * 1024, MLP 4096, 16 heads, 307 M parameters; timm's vit_large_patch16_224,
+ * 304,326,632 with the 1000-class head): 224x224 images cut into 16x16
+ * patches, 196 patch tokens and a class token.  The head runs on the class
+ * token only; here it is priced on all 197 (0.3% of the FLOPs). */
+static void build_vit_large(gb *b)
+{
+    char last[48];
+    b->g->samples_per_epoch = 1281167;
+    pt_strlcpy(b->g->sample, "image", sizeof b->g->sample);
+    add(b, (pt_gspec){.name = "input", .op = PT_G_INPUT, .shape = {3, 224, 224}});
+    add(b, (pt_gspec){.name = "patch_embed", .op = PT_G_CONV, .out = 1024, .kernel = 16, .stride = 16,
+                      .tokens = 2});
+    encoder(b, "enc", "patch_embed", 24, 1024, 4096, 16, 1, last);
+    add(b, (pt_gspec){.name = "norm", .op = PT_G_NORM, .in = {last}});
+    add(b, (pt_gspec){.name = "head", .op = PT_G_LINEAR, .out = 1000});
+    add(b, (pt_gspec){.name = "loss", .op = PT_G_LOSS, .classes = 1000});
+}
+
+/* BERT-Large (Devlin et al., NAACL 2019: 24 layers, width 1024, 16 heads,
+ * 340 M parameters; Hugging Face bert-large-uncased: vocabulary 30,522, 512
+ * positions, 2 token types) answering SQuAD questions as MLPerf Inference's
+ * bert-99 does: 384-token sequences, a start/end linear head (1024 -> 2). */
+static void build_bert_large(gb *b)
+{
+    const int64_t T = 384, V = 30522, D = 1024;
+    char last[48];
+    b->g->samples_per_epoch = 87599; /* SQuAD v1.1 training questions */
+    pt_strlcpy(b->g->sample, "sequence", sizeof b->g->sample);
+    add(b, (pt_gspec){.name = "tokens", .op = PT_G_INPUT, .shape = {T}});
+    add(b, (pt_gspec){.name = "emb", .op = PT_G_EMBEDDING, .vocab = V, .dim = D});
+    add(b, (pt_gspec){.name = "emb.norm", .op = PT_G_NORM});
+    /* position (512) and token-type (2) embeddings */
+    if (b->st == PT_OK) b->g->l[b->g->n - 2].params += (double)((512 + 2) * D);
+    encoder(b, "enc", "emb.norm", 24, D, 4 * D, 16, 0, last);
+    add(b, (pt_gspec){.name = "qa", .op = PT_G_LINEAR, .in = {last}, .out = 2});
+    add(b, (pt_gspec){.name = "loss", .op = PT_G_LOSS, .classes = T});
 }
 
 static const struct {
@@ -682,6 +829,10 @@ static const struct {
     {"biglstm", build_biglstm},
     {"transformer-big", build_transformer_big},
     {"unet3d-brats", build_unet3d},
+    {"vgg-16", build_vgg16},
+    {"mobilenet-v2", build_mobilenet_v2},
+    {"vit-large", build_vit_large},
+    {"bert-large", build_bert_large},
 };
 
 int pt_graph_catalog_count(void) { return (int)(sizeof builtins / sizeof *builtins); }

@@ -10,7 +10,8 @@
  * its memory traffic, and the bytes it keeps for the backward pass; the cost
  * of a layer for a micro-batch of b samples is priced in src/cost/graph_cost.c.
  * The built-in graphs (resnet-50, inception-v3, gnmt, biglstm,
- * transformer-big) are built by the same code the file reader uses.
+ * transformer-big, and for inference vgg-16, mobilenet-v2, vit-large,
+ * bert-large) are built by the same code the file reader uses.
  *
  * Recommendation models (issue 19) add two ops.  `embedding_bag` is one
  * embedding table read by its own sparse feature (it takes no `in`): rows,
@@ -129,6 +130,9 @@ typedef struct pt_gspec {
     /* interaction (its inputs: `in` and every embedding_bag before it): */
     const char *kind;  /* "dot" (NULL) or "dcn"                              */
     int64_t cross_layers, rank; /* dcn: layers and low rank, e.g. 3 and 512 */
+    int64_t tokens;    /* conv: 0 = an image out; k >= 1 = its H*W positions
+                          as a sequence [H*W + k - 1, out] (ViT's patch
+                          embedding, k = 2: one class token more)            */
 } pt_gspec;
 
 /* Appends a layer; shapes and costs follow from its inputs. */
