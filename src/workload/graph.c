@@ -679,6 +679,8 @@ static void build_unet3d(gb *b)
     pt_unet3d_cfg cfg;
     pt_unet3d_brats(&cfg);
     if (b->st == PT_OK) b->st = pt_unet3d_build(b->g, &cfg, b->d);
+}
+
 /* VGG-16 (Simonyan and Zisserman, ICLR 2015, configuration D): thirteen
  * 3x3 convolutions with biases and ReLU (no batch norm), five max-pools,
  * three fully connected layers; 138,357,544 parameters, 15.5 G
