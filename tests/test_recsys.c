@@ -189,6 +189,31 @@ static void test_a2a_volume(void **state)
     pt_recsys_free(&rs);
 }
 
+/* A table_row_wise table on the second rack of a 128-GPU NVL72 job (racks
+ * of 72 and 56): its rows and lookups split over the 56 devices there.
+ * Per device, forward: 1024 x (2 + 3) / 56 rows of 256 bytes, and the two
+ * tables' partial sums for all 1024 samples, 2 x 1024 x 256 bytes. */
+static void test_partial_node(void **state)
+{
+    pt_recsys rs = tiny_rs();
+    pt_cluster c = th_cluster("gb200-nvl72", 128);
+    pt_embed_job j = job(&rs, &c, 1024);
+    pt_embed_dev *dev = calloc(128, sizeof *dev);
+    pt_embed_cost k;
+    pt_shard_choice tr[2] = {{PT_SHARD_TWRW, 0, 1, {1}}, {PT_SHARD_TWRW, 0, 1, {1}}};
+    double bw = c.dev.memory_bw_GBps * 1e9 * c.dev.mem_eff;
+    (void)state;
+    assert_int_equal(j.node, 72);
+    assert_int_equal(j.nodes, 2);
+    pt_embed_eval(&j, tr, dev, &k);
+    th_near_rel(dev[72].lookup_s, 3.0 * (1024.0 * 5.0 / 56.0 * 256.0 + 2.0 * 1024.0 * 256.0) / bw, 1e-12,
+                "a device of the 56-GPU rack");
+    th_near_rel(dev[127].lookup_s, dev[72].lookup_s, 1e-12, "the rack's last device");
+    th_near_abs(dev[71].lookup_s, 0, 0, "the first rack looks nothing up");
+    free(dev);
+    pt_recsys_free(&rs);
+}
+
 static void test_choice_rules(void **state)
 {
     pt_recsys rs = load("dlrm-dcnv2");
@@ -297,7 +322,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtin_tables), cmocka_unit_test(test_graph_file),
-        cmocka_unit_test(test_a2a_volume),     cmocka_unit_test(test_choice_rules),
+        cmocka_unit_test(test_a2a_volume),     cmocka_unit_test(test_partial_node),
+        cmocka_unit_test(test_choice_rules),
         cmocka_unit_test(test_beats_baseline), cmocka_unit_test(test_uvm),
         cmocka_unit_test(test_export_golden),
     };
