@@ -452,6 +452,10 @@ int cmd_plan(int argc, char **argv)
     if (fix && (rc = fix_keys(fix, &m, &so.space)) != 0) return rc;
     if (export_fmt && (rc = export_engine(export_fmt, &o)) != 0) return rc;
     if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
+    if (c.npools > 1) {
+        o.job.global_batch = so.gbs_lo;
+        return cli_plan_pools(&a, &o, &m, &c, &so.space, top);
+    }
     if (!gb) {
         /* the batch is chosen: from 1/64 of the critical batch to 4 times it
          * (past B_crit each doubling of the batch nearly doubles the tokens) */
