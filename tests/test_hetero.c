@@ -301,9 +301,24 @@ static void test_pools_file(void **state)
          "pools[0].device: \"h99\" is not a built-in device (`partita devices` lists them; or give an inline device "
          "object)"},
     };
-    pt_cluster c = parse_cluster(two_to_one);
+    static const char big[] =
+        "{\"name\": \"big\", \"pools\": [{\"device\": \"h100-sxm-80g\", \"devices\": 1024}, "
+        "{\"device\": \"a100-sxm4-80g\", \"devices\": 1024}], \"levels\": [{\"name\": \"nvlink\", \"size\": 8, "
+        "\"bw_GBps\": 300}, {\"name\": \"ib\", \"size\": 2048, \"bw_GBps\": 25}]}";
+    pt_cluster c = parse_cluster(two_to_one), cb = parse_cluster(big);
+    pt_model m = th_model("llama2-7b");
+    pt_job j = th_job(4096, 4096, 1);
+    pt_strategy st;
+    pt_split sp;
+    unsigned set;
     pt_diag d;
     (void)state;
+    /* 2048 data-parallel ranks are more than a batch_share list holds */
+    assert_int_equal(pt_split_parse("tp=1", &st, &set, &sp, &d), PT_OK);
+    assert_int_equal(pt_split_resolve(&st, set, &sp, &m, &cb, &j, &d), PT_EINPUT);
+    assert_string_equal(d.msg, "dp=2048: on a cluster with pools at most 1024 data-parallel ranks (give a larger tp or pp)");
+    assert_int_equal(pt_split_parse("tp=2", &st, &set, &sp, &d), PT_OK);
+    assert_int_equal(pt_split_resolve(&st, set, &sp, &m, &cb, &j, &d), PT_OK);
     assert_string_equal(c.pool[0].dev.name, "fast");
     assert_string_equal(c.pool[1].dev.name, "slow");
     assert_string_equal(c.dev.name, "fast");

@@ -3,7 +3,8 @@
  * of different devices (SPEC section 10): the strategy string's layers= and
  * batch_share=, the search of src/plan/hsearch.c, every plan replayed by the
  * simulator (src/sim/sim_hetero.c), the tables and JSON of
- * src/emit/hetero_out.c.  cmd_eval.c and cmd_plan.c hand over here once the
+ * src/emit/hetero_out.c, and --explain (the best plan against the best with
+ * another value of each key, and against even layers and even shares).  cmd_eval.c and cmd_plan.c hand over here once the
  * cluster is loaded.
  */
 #include "cli/cli.h"
@@ -63,11 +64,45 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The best plan again with even layers and with even shares, for --explain. */
+static int explain_best(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_hsearch_result *r)
+{
+    const pt_hplan *b = &r->plans[0];
+    pt_hetero *h = malloc(2 * sizeof *h);
+    pt_split even;
+    pt_diag d;
+    pt_status s;
+    int have_l = 0, have_s = 0;
+    if (!h) return cli_usage("out of memory");
+    if (b->sp.nlayers && m->layers % b->st.pp == 0) {
+        even = b->sp;
+        even.nlayers = 0;
+        if ((s = pt_hetero_eval(m, c, job, &b->st, &even, &h[0], &d)) != PT_OK) {
+            free(h);
+            return cli_fail(s, &d);
+        }
+        have_l = 1;
+    }
+    if (b->sp.nshare && (b->st.gbs / b->st.mbs) % b->st.dp == 0) {
+        even = b->sp;
+        even.nshare = 0;
+        if ((s = pt_hetero_eval(m, c, job, &b->st, &even, &h[1], &d)) != PT_OK) {
+            free(h);
+            return cli_fail(s, &d);
+        }
+        have_s = 1;
+    }
+    pt_emit_hetero_explain(stdout, r, have_l ? &h[0] : NULL, have_s ? &h[1] : NULL);
+    free(h);
+    return 0;
+}
+
 int cli_plan_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cluster *c, const pt_space *space,
                    int64_t top)
 {
-    static const char *const no[] = {"tokens", "critical-batch", "target-loss", "explain", "export", "out",
+    static const char *const no[] = {"tokens", "critical-batch", "target-loss", "export", "out",
                                      "trace", "svg", NULL};
+    int explain = cli_get(a, "explain") != NULL, keep = (int)top;
     const char *obj = cli_get(a, "objective"), *gb = cli_get(a, "global-batch");
     pt_hsearch_result r;
     pt_sim_hetero *sims;
@@ -84,7 +119,11 @@ int cli_plan_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cl
     if (top > PT_HSEARCH_MAX_TOP)
         return cli_usage("plan --top %lld: on a cluster with pools at most %d plans are kept", (long long)top,
                          PT_HSEARCH_MAX_TOP);
-    if ((s = pt_hsearch(m, c, &o->job, space, (int)top, &r, &d)) != PT_OK) return cli_fail(s, &d);
+    if (explain && cli_get(a, "json"))
+        return cli_usage("plan --explain: on a cluster with pools the explanation is text (leave out --json)");
+    /* --explain picks its alternatives from the best PT_HSEARCH_MAX_TOP */
+    if ((s = pt_hsearch(m, c, &o->job, space, explain ? PT_HSEARCH_MAX_TOP : keep, &r, &d)) != PT_OK)
+        return cli_fail(s, &d);
     secs = now_s() - t0;
     if (r.n == 0) {
         char buf[8192];
@@ -118,7 +157,10 @@ int cli_plan_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cl
         else fputs(text, stdout);
         free(text);
     } else {
-        pt_emit_hetero_search_table(stdout, m, c, &o->job, &r, sims);
+        pt_hsearch_result shown = r;
+        if (shown.n > keep) shown.n = keep;
+        pt_emit_hetero_search_table(stdout, m, c, &o->job, &shown, sims);
+        if (explain) rc = explain_best(m, c, &o->job, &r);
     }
     free(sims);
     pt_hsearch_free(&r);

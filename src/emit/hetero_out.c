@@ -5,6 +5,7 @@
 #include "emit/hetero_out.h"
 #include "emit/emit.h"
 #include "base/base.h"
+#include "strategy/strategy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -204,5 +205,54 @@ void pt_emit_hetero_search_table(FILE *f, const pt_model *m, const pt_cluster *c
     if (r->n > 0) {
         fprintf(f, "\nbest plan\n");
         body_table(f, m, c, &r->plans[0].st, &r->plans[0].sp, &r->plans[0].h, sims ? &sims[0] : NULL);
+    }
+}
+
+/* The value of key dim of a plan as the strategy string writes it. */
+static void key_text(const pt_strategy *st, int dim, char *buf, size_t n)
+{
+    pt_strategy_key_value_text(dim, pt_strategy_get(st, dim), buf, n);
+}
+
+void pt_emit_hetero_explain(FILE *f, const pt_hsearch_result *r, const pt_hetero *even_layers,
+                            const pt_hetero *even_shares)
+{
+    static const int dims[] = {PT_D_TP, PT_D_PP, PT_D_MBS, PT_D_RECOMPUTE, PT_D_ZERO};
+    const pt_hplan *b;
+    double T;
+    if (r->n == 0) return;
+    b = &r->plans[0];
+    T = b->h.cost.step_time_s;
+    fprintf(f, "\nwhy this plan (step %.3f s)\n", T);
+    if (b->sp.nlayers) {
+        if (even_layers)
+            fprintf(f, "  layers by the stages' speed and memory: the even split takes %.3f s (%+.1f%%)\n",
+                    even_layers->cost.step_time_s, 100.0 * (even_layers->cost.step_time_s / T - 1.0));
+        else
+            fprintf(f, "  layers by the stages' speed and memory (pp=%d does not split them evenly)\n", b->st.pp);
+    }
+    if (b->sp.nshare) {
+        if (even_shares)
+            fprintf(f, "  batch shares by speed: even shares take %.3f s (%+.1f%%)\n", even_shares->cost.step_time_s,
+                    100.0 * (even_shares->cost.step_time_s / T - 1.0));
+        else
+            fprintf(f, "  batch shares by speed (the micro-batches do not split evenly over dp=%d)\n", b->st.dp);
+    }
+    for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++) {
+        int dim = dims[k];
+        char mine[32], other[32];
+        const pt_hplan *alt = NULL;
+        for (int i = 1; i < r->n && !alt; i++)
+            if (pt_strategy_get(&r->plans[i].st, dim) != pt_strategy_get(&b->st, dim)) alt = &r->plans[i];
+        key_text(&b->st, dim, mine, sizeof mine);
+        if (!alt) {
+            fprintf(f, "  %s=%s: no plan searched with another %s fits\n", pt_space_dim_name(dim), mine,
+                    pt_space_dim_name(dim));
+            continue;
+        }
+        key_text(&alt->st, dim, other, sizeof other);
+        fprintf(f, "  %s=%s: the best with %s=%s takes %.3f s (%+.1f%%)\n", pt_space_dim_name(dim), mine,
+                pt_space_dim_name(dim), other, alt->h.cost.step_time_s,
+                100.0 * (alt->h.cost.step_time_s / T - 1.0));
     }
 }

@@ -36,4 +36,13 @@ void pt_emit_hetero_table(FILE *f, const pt_model *m, const pt_cluster *c, const
 void pt_emit_hetero_search_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                                  const pt_hsearch_result *r, const pt_sim_hetero *sims);
 
+/* `plan --explain` on pools: why the best plan r->plans[0] wins, key by key
+ * (the best kept plan with another tp, pp, mbs, recompute or zero, from the
+ * r->n plans searched), and what its uneven split buys: the same strategy
+ * with even layers (even_layers, NULL when pp does not divide the layers or
+ * pp = 1) and with even batch shares (even_shares, NULL when the shares are
+ * already even or the micro-batches do not split evenly). */
+void pt_emit_hetero_explain(FILE *f, const pt_hsearch_result *r, const pt_hetero *even_layers,
+                            const pt_hetero *even_shares);
+
 #endif

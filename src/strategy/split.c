@@ -167,6 +167,16 @@ pt_status pt_split_resolve(pt_strategy *st, unsigned set, pt_split *sp, const pt
         }
         dp = (int)(c->devices / model);
     }
+    if (pp > PT_SPLIT_MAX_STAGES) {
+        snprintf(v, sizeof v, "%d", pp);
+        return refuse_bit(d, PT_K_PP, v, "pp=%d: on a cluster with pools at most %d pipeline stages", pp,
+                          PT_SPLIT_MAX_STAGES);
+    }
+    if (dp > PT_SPLIT_MAX_DP) {
+        snprintf(v, sizeof v, "%d", dp);
+        return refuse_bit(d, PT_K_DP, v, "dp=%d: on a cluster with pools at most %d data-parallel ranks (give "
+                          "a larger tp or pp)", dp, PT_SPLIT_MAX_DP);
+    }
     if ((int64_t)tp * pp * cp * dp != c->devices) {
         snprintf(v, sizeof v, "%d", dp);
         return refuse_bit(d, PT_K_DP, v, "tp*pp*dp*cp = %d*%d*%d*%d is not the cluster's %lld devices", tp, pp,

@@ -4,7 +4,7 @@
 # faster than the best plan on either pool alone, gives the faster pool more
 # work, and the analytic model agrees with the simulator (every pipeline
 # replayed) within 3%, with pipelines too (pp=2: more layers on the H100
-# stage); eval takes explicit layers= and batch_share= and says which pool
+# stage); --explain says what the uneven split buys; eval takes explicit layers= and batch_share= and says which pool
 # each stage runs on; A100-40GB + V100 gives the A100s more work; bad input
 # is refused with exit 2 and the field named.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -79,6 +79,22 @@ assert j["strategy_string"].endswith("batch_share=90x4,38x4"), j["strategy_strin
 PY
 else
     bad "eval batch_share: $(cat "$tmp/e")"
+fi
+
+# --explain: what the uneven split buys over an even one (slower: a + sign)
+if $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --explain --top 1 >"$tmp/o" 2>"$tmp/e"; then
+    grep -q "^  batch shares by speed: even shares take [0-9.]* s (+" "$tmp/o" ||
+        bad "plan --explain: no even-shares line: $(tail -n 8 "$tmp/o")"
+    grep -q "^  tp=[0-9]*: the best with tp=[0-9]* takes [0-9.]* s (+" "$tmp/o" ||
+        bad "plan --explain: no tp line: $(tail -n 8 "$tmp/o")"
+else
+    bad "plan --explain: $(cat "$tmp/e")"
+fi
+if $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --explain --space pp=2 --top 1 >"$tmp/o" 2>"$tmp/e"; then
+    grep -q "^  layers by the stages' speed and memory: the even split takes [0-9.]* s (+" "$tmp/o" ||
+        bad "plan --explain pp=2: no even-layers line: $(tail -n 8 "$tmp/o")"
+else
+    bad "plan --explain pp=2: $(cat "$tmp/e")"
 fi
 
 # A100-40GB + V100: the A100s run more of the step
