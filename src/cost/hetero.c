@@ -471,9 +471,9 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         k->model_tflops_per_gpu = fm / k->step_time_s / (double)c->devices / 1e12;
         k->mfu = fm / k->step_time_s / peaks;
         k->hfu = k->hw_flops / k->step_time_s / peaks;
-        k->fits = 1;
-        for (int i = 0; i < S; i++)
-            if (out->stage_bytes[i] > out->stage_cap[i]) k->fits = 0;
+        /* every device of every stage within its own memory (a stage may
+         * span pools of different memories) */
+        k->fits = worst_ratio <= 1.0;
     }
     free(h);
     return PT_OK;
