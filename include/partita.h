@@ -201,9 +201,21 @@ typedef struct pt_level {
                            several, e.g. 64 (16 of NVL72's 18 trays); 0 = size */
 } pt_level;
 
+/* Heterogeneous clusters (SPEC section 10): a cluster file may give "pools"
+ * of different devices instead of one "device".  Pools fill the job's ranks
+ * (and so the nodes) in order: pool 0 holds ranks [0, pool[0].devices), pool
+ * 1 the next ones, and so on; src/cost/hetero.h prices strategies on them. */
+#define PT_MAX_POOLS 4
+typedef struct pt_pool {
+    pt_device dev;          /* e.g. h100-sxm-80g                              */
+    int64_t devices;        /* e.g. 32, whole innermost domains (nodes)       */
+} pt_pool;
+
 typedef struct pt_cluster {
     char name[64];
-    pt_device dev;
+    pt_device dev;          /* the device; with pools, pool[0]'s              */
+    int npools;             /* 0: one device; 2..PT_MAX_POOLS: pools          */
+    pt_pool pool[PT_MAX_POOLS];
     int64_t devices;
     int nlevels;
     pt_level level[PT_MAX_LEVELS]; /* innermost first; the last spans all devices */

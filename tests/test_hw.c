@@ -110,6 +110,14 @@ static void test_every_cluster_loads(void **state)
         }
         assert_true(c.price_per_device_hour > 0);
         assert_true(c.mtbf_device_hours > 0);
+        if (c.npools > 1) { /* pools fix the size: only their sum is a valid --gpus */
+            int64_t sum = 0;
+            for (int k = 0; k < c.npools; k++) sum += c.pool[k].devices;
+            assert_int_equal(sum, c.devices);
+            assert_int_equal(pt_cluster_resize(&c, c.devices, &d), PT_OK);
+            assert_int_equal(pt_cluster_resize(&c, 2 * c.level[0].size, &d), PT_EINPUT);
+            continue;
+        }
         /* two nodes of it is always a valid --gpus */
         assert_int_equal(pt_cluster_resize(&c, 2 * c.level[0].size, &d), PT_OK);
         assert_int_equal(c.devices, 2 * c.level[0].size);

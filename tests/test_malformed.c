@@ -321,14 +321,14 @@ static const mcase cases[] = {
      "\"nvlink\" domain"},
     {"cluster: unknown key", CLUSTER, LITERAL, CLU(LV2, ", \"colour\": \"red\""),
      "cluster.json:1:158: colour: unknown key \"colour\" (known: name, source, device, devices, "
-     "levels, price_per_device_hour, mtbf_device_hours)"},
+     "levels, price_per_device_hour, mtbf_device_hours, pools)"},
     {"unknown key in a level", CLUSTER, LITERAL,
      CLU("[{\"name\": \"nvlink\", \"size\": 16, \"bw_GBps\": 450, \"bw_gbps\": 450}]", ""),
      "cluster.json:1:114: levels[0].bw_gbps: unknown key \"bw_gbps\" (known: name, size, bw_GBps, "
      "latency_us, efficiency, unit, segment)"},
     {"unknown key with a dot", CLUSTER, LITERAL, CLU(LV2, ", \"a.b\": 1"),
      "cluster.json:1:1: a.b: unknown key \"a.b\" (known: name, source, device, devices, levels, "
-     "price_per_device_hour, mtbf_device_hours)"},
+     "price_per_device_hour, mtbf_device_hours, pools)"},
     {"cluster: duplicate key", CLUSTER, LITERAL, CLU(LV2, ", \"devices\": 16"),
      "cluster.json:1:166: invalid JSON: duplicate object key near '\"devices\"'"},
     {"unknown device", CLUSTER, LITERAL,

@@ -135,6 +135,13 @@ void cli_progress_start(cli_progress *p, const char *what);
 void cli_progress_cb(void *arg, int64_t done, int64_t total); /* a pt_progress_fn */
 void cli_progress_end(cli_progress *p);
 
+/* eval and plan on a cluster with pools (cmd_hetero.c): 0 or the exit status. */
+struct pt_space;
+int cli_eval_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cluster *c, const char *strategy,
+                   int simulate);
+int cli_plan_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cluster *c,
+                   const struct pt_space *space, int64_t top);
+
 int cmd_eval(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_validate(int argc, char **argv);

@@ -55,6 +55,7 @@ int cmd_eval(int argc, char **argv)
     if (!o.cluster) return cli_usage("eval: give --cluster C (a name from `partita clusters` or a cluster file)");
     if (!strategy) return cli_usage("eval: give --strategy \"tp=.. pp=.. ...\"");
     if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
+    if (c.npools > 1) return cli_eval_pools(&a, &o, &m, &c, strategy, simulate);
     if ((s = pt_strategy_parse(strategy, &st, &set, &d)) != PT_OK) return cli_fail(s, &d);
     if ((s = pt_strategy_resolve(&st, set, &m, &c, &o.job, &d)) != PT_OK) return cli_fail(s, &d);
     if (o.job.engine != PT_ENGINE_ANY && !pt_engine_admits(o.job.engine, &m, &o.job, &st))

@@ -94,7 +94,19 @@ int cmd_clusters(int argc, char **argv)
         pt_cluster c;
         pt_diag d;
         if (pt_cluster_builtin(pt_cluster_catalog_name(i), &c, &d) != PT_OK) return cli_fail(PT_EINPUT, &d);
-        printf("%-16s %-19s %8lld ", c.name, c.dev.name, (long long)c.devices);
+        if (c.npools > 1) { /* pools: "32 h100-sxm-80g + 32 a100-sxm4-80g" */
+            char dev[256];
+            size_t used = 0;
+            dev[0] = '\0';
+            for (int k = 0; k < c.npools && used < sizeof dev; k++) {
+                int w = snprintf(dev + used, sizeof dev - used, "%s%lld %s", k ? " + " : "",
+                                 (long long)c.pool[k].devices, c.pool[k].dev.name);
+                if (w < 0) break;
+                used += (size_t)w;
+            }
+            printf("%-16s %-19s %8lld ", c.name, dev, (long long)c.devices);
+        } else
+            printf("%-16s %-19s %8lld ", c.name, c.dev.name, (long long)c.devices);
         for (int j = 0; j < c.nlevels; j++) {
             const pt_level *l = &c.level[j];
             printf(" %s %lld x %.0f", l->name, (long long)l->size, l->bw_GBps);

@@ -518,6 +518,10 @@ int cmd_plan(int argc, char **argv)
         return cli_goodput_compare(&gp, &m, &o, &so, threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN),
                                    cli_get(&a, "json") != NULL, cli_get(&a, "explain") != NULL);
     if ((rc = cli_load_cluster(&o, &m, &c)) != 0) return rc;
+    if (c.npools > 1) {
+        o.job.global_batch = so.gbs_lo;
+        return cli_plan_pools(&a, &o, &m, &c, &so.space, top);
+    }
     if (!gb) {
         /* the batch is chosen: from 1/64 of the critical batch to 4 times it
          * (past B_crit each doubling of the batch nearly doubles the tokens) */

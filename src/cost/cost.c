@@ -613,8 +613,23 @@ static double moe_on(const pt_model *m, const pt_strategy *st, int first, int la
  * the return value is what tp shards and ZeRO spreads over dp*cp; *expert
  * (may be NULL) the routed experts, sharded over ep*etp and spread over the
  * expert data-parallel group edp = tp*cp*dp/(ep*etp). */
+static double stage_params_n(const pt_model *m, const pt_strategy *st, int first, int last, double nl,
+                             double *expert);
+
 static double stage_params_split(const pt_model *m, const pt_strategy *st, int first, int last,
                                  double *expert)
+{
+    return stage_params_n(m, st, first, last, -1.0, expert);
+}
+
+double pt_cost_stage_params(const pt_model *m, const pt_strategy *st, int first, int last, int64_t nlayers)
+{
+    return stage_params_n(m, st, first, last, (double)nlayers, NULL);
+}
+
+/* The same with nl layers on the stage (nl < 0: as st lays them out). */
+static double stage_params_n(const pt_model *m, const pt_strategy *st, int first, int last, double nl,
+                             double *expert)
 {
     double t = st->tp, h = (double)m->hidden;
     double norms = (m->norm_bias ? 4.0 : 2.0) * h;
@@ -628,7 +643,7 @@ static double stage_params_split(const pt_model *m, const pt_strategy *st, int f
         e = nm * (double)pt_model_expert_params(m) / ((double)st->ep * st->etp);
     } else {
         double layer = ((double)pt_model_layer_params(m) - norms) / t + norms;
-        p = layer * layers_on(m, st, first, last);
+        p = layer * (nl >= 0 ? nl : layers_on(m, st, first, last));
     }
     if (first) p += (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
     if (last) {
@@ -713,9 +728,15 @@ static double in_flight(const pt_strategy *st, int64_t mb, int d, double *extra)
 void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strategy *st,
                           const pt_cost_prep *pr, int first, int last, pt_memory *out)
 {
+    pt_cost_stage_states_n(m, job, st, pr, first, last, -1, out);
+}
+
+void pt_cost_stage_states_n(const pt_model *m, const pt_job *job, const pt_strategy *st,
+                            const pt_cost_prep *pr, int first, int last, int64_t nlayers, pt_memory *out)
+{
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), edp = expert_dp(st);
     double lay = pr->layer_params / st->tp;
-    double Pe = 0, P = stage_params_split(m, st, first, last, &Pe);
+    double Pe = 0, P = stage_params_n(m, st, first, last, (double)nlayers, &Pe);
     double gb = job->grad_bf16 ? 2.0 : 4.0; /* bytes per gradient (pt_job.grad_bf16) */
     double w = 2.0 * P, g = gb * P, o = 12.0 * P;
     if (job->dtype == PT_FP8) w += 1.0 * P; /* fp8 copies of the weights */

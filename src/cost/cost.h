@@ -46,6 +46,12 @@ void pt_cost_memory_prepared(const pt_model *m, const pt_cluster *c, const pt_jo
  * first holds the embedding, the last the output layer); the rest of *out 0. */
 void pt_cost_stage_states(const pt_model *m, const pt_job *job, const pt_strategy *st,
                           const pt_cost_prep *pr, int first, int last, pt_memory *out);
+/* The same for a stage of nlayers layers of a dense model, whatever st's
+ * layout (nlayers < 0: as st lays them out); src/cost/hetero.c's stages. */
+void pt_cost_stage_states_n(const pt_model *m, const pt_job *job, const pt_strategy *st,
+                            const pt_cost_prep *pr, int first, int last, int64_t nlayers, pt_memory *out);
+/* Parameters one device of such a stage holds (tp-sharded, before ZeRO). */
+double pt_cost_stage_params(const pt_model *m, const pt_strategy *st, int first, int last, int64_t nlayers);
 /* Activation bytes beyond the layers: embedding output on the first stage,
  * final norm and fp32 logits on the last. */
 double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, const pt_strategy *st,

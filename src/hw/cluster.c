@@ -49,6 +49,13 @@
  * of level j-1, each holding its fill.  coll.c prices each group where its
  * ranks sit in these domains.
  *
+ * Pools (SPEC section 10): instead of one "device" a cluster may give
+ * "pools": [{"device": ..., "devices": N}, ...], up to PT_MAX_POOLS, each
+ * whole innermost domains; they fill the ranks in order and the levels span
+ * all of them.  Such a cluster's size is its pools' sum (--gpus cannot
+ * change it); c->dev is pool 0's device, and src/cost/hetero.c prices each
+ * rank on its own pool's device.
+ *
  * What it does not: price collectives (coll.c) or read device objects
  * (device.c, pt_device_from_json).
  */
@@ -82,7 +89,7 @@ static const char *const cluster_names[] = {
     "dgx-1-v100",       "dgx-2-v100", "dgx-a100-40g", "dgx-a100-80g", "dgx-h100",
     "dgx-h200",         "grand-teton-h100", "gh200-quad", "hgx-h800",  "dgx-b200",
     "dgx-b300",         "gb200-nvl72", "gb300-nvl72", "rpi4-gbe", "rpi4-wifi5",
-    "orin-nano-wifi6",  "agx-orin-gbe", "phones-wifi6",
+    "orin-nano-wifi6",  "agx-orin-gbe", "phones-wifi6",     "mixed-h100-a100", "mixed-a100-40g-v100",
 };
 #define N_CLUSTERS ((int)(sizeof cluster_names / sizeof cluster_names[0]))
 
@@ -174,7 +181,8 @@ static int devices_misfit(const pt_cluster *c, int64_t n, char *why, size_t nwhy
 
 static const char *const cluster_keys[] = {
     "name",   "source", "device", "devices", "levels", "price_per_device_hour",
-    "mtbf_device_hours", NULL};
+    "mtbf_device_hours", "pools", NULL};
+static const char *const pool_keys[] = {"device", "devices", NULL};
 static const char *const level_keys[] = {"name",       "size", "bw_GBps", "latency_us",
                                          "efficiency", "unit", "segment",  NULL};
 
@@ -255,6 +263,89 @@ static pt_status level_parts_check(pt_jctx *jc, const pt_cluster *c, const json_
     return PT_OK;
 }
 
+/* The device v names (a catalog name or an inline object) at path. */
+static pt_status device_of(pt_jctx *jc, const json_t *v, const char *path, pt_device *out)
+{
+    if (!v || json_is_null(v)) return pt_jerr(jc, path, NULL, "required key is missing");
+    if (json_is_string(v)) {
+        if (!is_builtin_device(json_string_value(v)))
+            return pt_jerr(jc, path, v,
+                           "is not a built-in device (`partita devices` lists them; or give "
+                           "an inline device object)");
+        return pt_device_builtin(json_string_value(v), out, jc->d);
+    }
+    if (json_is_object(v)) return pt_device_from_json(jc, v, path, out);
+    return pt_jerr(jc, path, v, "is neither a device name nor a device object");
+}
+
+/* "pools": [{"device": ..., "devices": N}, ...] (SPEC section 10) into c:
+ * 1..PT_MAX_POOLS pools; "device" must then be absent and "devices", if
+ * given, the pools' sum.  One pool is a plain cluster of its device. */
+static pt_status pools_from_json(pt_jctx *jc, const json_t *obj, const json_t *pools,
+                                 const char *path, pt_cluster *c)
+{
+    char full[256], ppath[300], dpath[320];
+    size_t np;
+    int64_t sum = 0, given = 0;
+    pt_status st;
+    pt_path_join(full, sizeof full, path, "pools");
+    if (json_object_get(obj, "device"))
+        return pt_jerr(jc, full, pools, "and \"device\" are both given (a cluster has one device or "
+                       "pools of devices)");
+    if (!json_is_array(pools))
+        return pt_jerr(jc, full, pools, "is not an array of pools ({\"device\": ..., \"devices\": N})");
+    np = json_array_size(pools);
+    if (np < 1 || np > PT_MAX_POOLS)
+        return pt_jerr(jc, full, pools, "must hold 1 to %d pools, not %zu", PT_MAX_POOLS, np);
+    for (size_t i = 0; i < np; i++) {
+        const json_t *p = json_array_get(pools, i);
+        pt_pool *q = &c->pool[i];
+        snprintf(ppath, sizeof ppath, "%s[%zu]", full, i);
+        if (!json_is_object(p))
+            return pt_jerr(jc, ppath, p, "is not a pool object ({\"device\": ..., \"devices\": N})");
+        if ((st = pt_json_only_keys(jc, p, ppath, pool_keys)) != PT_OK) return st;
+        snprintf(dpath, sizeof dpath, "%s.device", ppath);
+        if ((st = device_of(jc, json_object_get(p, "device"), dpath, &q->dev)) != PT_OK) return st;
+        if ((st = pt_json_int(jc, p, ppath, "devices", 1, 1, CLUSTER_DEVICES_MAX, &q->devices,
+                              NULL)) != PT_OK)
+            return st;
+        if (q->devices > CLUSTER_DEVICES_MAX - sum)
+            return pt_jerr(jc, ppath, json_object_get(p, "devices"), "makes the pools hold more than %lld devices",
+                           (long long)CLUSTER_DEVICES_MAX);
+        sum += q->devices;
+    }
+    if ((st = pt_json_int(jc, obj, path, "devices", 0, 1, CLUSTER_DEVICES_MAX, &given, NULL)) != PT_OK)
+        return st;
+    if (given && given != sum) {
+        pt_path_join(full, sizeof full, path, "devices");
+        return pt_jerr(jc, full, json_object_get(obj, "devices"),
+                       "is not the pools' sum, %lld (leave it out with pools)", (long long)sum);
+    }
+    c->devices = sum;
+    c->dev = c->pool[0].dev;
+    c->npools = np > 1 ? (int)np : 0;
+    if (np == 1) memset(&c->pool[0], 0, sizeof c->pool[0]);
+    return PT_OK;
+}
+
+/* Each pool is whole innermost domains (pools fill nodes in order). */
+static pt_status pools_check(pt_jctx *jc, const pt_cluster *c, const json_t *obj, const char *path)
+{
+    char full[300];
+    int64_t u;
+    if (c->npools < 2 || c->nlevels < 2) return PT_OK;
+    u = level_unit(&c->level[0]);
+    for (int i = 0; i < c->npools; i++)
+        if (c->pool[i].devices % u != 0) {
+            snprintf(full, sizeof full, "%s%spools[%d].devices", path, path[0] ? "." : "", i);
+            return pt_jerr(jc, full,
+                           json_object_get(json_array_get(json_object_get(obj, "pools"), (size_t)i), "devices"),
+                           "is not a multiple of levels[0]'s %lld (pools fill whole \"%s\" domains, in order)",
+                           (long long)u, c->level[0].name);
+        }
+    return PT_OK;
+}
+
 /* Reads the cluster object obj (named by path inside jc's document: "" for a
  * cluster file, "clusters[3]" in the catalog) into *out; untouched on failure. */
 static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *path,
@@ -284,25 +375,17 @@ static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *p
         return pt_jerr(jc, full, v, "is not a string");
     }
 
-    /* device: a catalog name or an inline device object */
-    pt_path_join(full, sizeof full, path, "device");
-    v = json_object_get(obj, "device");
-    if (!v || json_is_null(v)) return pt_jerr(jc, full, NULL, "required key is missing");
-    if (json_is_string(v)) {
-        if (!is_builtin_device(json_string_value(v)))
-            return pt_jerr(jc, full, v,
-                           "is not a built-in device (`partita devices` lists them; or give "
-                           "an inline device object)");
-        if ((st = pt_device_builtin(json_string_value(v), &c.dev, jc->d)) != PT_OK) return st;
-    } else if (json_is_object(v)) {
-        if ((st = pt_device_from_json(jc, v, full, &c.dev)) != PT_OK) return st;
+    /* device: a catalog name or an inline device object; or pools of them */
+    v = json_object_get(obj, "pools");
+    if (v && !json_is_null(v)) {
+        if ((st = pools_from_json(jc, obj, v, path, &c)) != PT_OK) return st;
     } else {
-        return pt_jerr(jc, full, v, "is neither a device name nor a device object");
+        pt_path_join(full, sizeof full, path, "device");
+        if ((st = device_of(jc, json_object_get(obj, "device"), full, &c.dev)) != PT_OK) return st;
+        if ((st = pt_json_int(jc, obj, path, "devices", 1, 1, CLUSTER_DEVICES_MAX, &c.devices,
+                              NULL)) != PT_OK)
+            return st;
     }
-
-    if ((st = pt_json_int(jc, obj, path, "devices", 1, 1, CLUSTER_DEVICES_MAX, &c.devices,
-                          NULL)) != PT_OK)
-        return st;
 
     /* levels, innermost first */
     pt_path_join(full, sizeof full, path, "levels");
@@ -358,6 +441,7 @@ static pt_status cluster_from_json(pt_jctx *jc, const json_t *obj, const char *p
                        "cluster)",
                        (long long)c.devices);
     }
+    if ((st = pools_check(jc, &c, obj, path)) != PT_OK) return st;
     if (devices_misfit(&c, c.devices, why, sizeof why)) {
         pt_path_join(full, sizeof full, path, "devices");
         return pt_jerr(jc, full, json_object_get(obj, "devices"), "%s", why);
@@ -455,6 +539,11 @@ pt_status pt_cluster_resize(pt_cluster *c, int64_t n, pt_diag *d)
     if (n < 1 || n > CLUSTER_DEVICES_MAX)
         return pt_diag_set(d, NULL, "devices", val, "devices: %s is not in [1, %lld]", val,
                            (long long)CLUSTER_DEVICES_MAX);
+    if (c->npools > 1 && n != c->devices)
+        return pt_diag_set(d, NULL, "devices", val,
+                           "devices: %s: cluster %s has pools of different devices, which fix its "
+                           "size at %lld (change the pools' \"devices\" in the cluster file)",
+                           val, c->name, (long long)c->devices);
     if (c->nlevels == 1 && n > c->level[0].size)
         return pt_diag_set(d, NULL, "devices", val,
                            "devices: %s is larger than cluster %s, whose one level \"%s\" "
