@@ -15,9 +15,10 @@
 
 #define DEVICES_FILE "data/devices.json"
 
-static const char *const gop_names[PT_G_COUNT] = {
+static const char *const gop_names[] = {
     "input", "conv", "maxpool", "avgpool", "globalpool", "linear", "lstm",
-    "embedding", "attention", "norm", "add", "concat", "relu", "loss"};
+    "embedding", "attention", "norm", "add", "concat", "relu", "loss", "embedding_bag", "interaction"};
+_Static_assert(sizeof gop_names / sizeof *gop_names == PT_G_COUNT, "one name per layer type (graph.h)");
 
 static const char *const unit_keys[] = {"name",        "kind",        "core",      "cores",
                                         "simd_bits",   "fma_per_cycle", "ghz",     "fp16",
