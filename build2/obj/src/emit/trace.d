@@ -1,9 +1,0 @@
-build2/obj/src/emit/trace.o: src/emit/trace.c src/emit/timeline.h \
- include/partita.h src/sim/sim.h src/cost/pipe.h src/emit/emit.h \
- src/base/base.h
-src/emit/timeline.h:
-include/partita.h:
-src/sim/sim.h:
-src/cost/pipe.h:
-src/emit/emit.h:
-src/base/base.h:
