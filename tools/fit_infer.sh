@@ -44,7 +44,7 @@ def group(r):
     eng = s.split()[1].split("=")[1]
     moe = " ep=1 " not in s
     return eng, moe, r["metric"]
-groups = [("ENGINE_TRT10_DECODE", lambda g: g == ("TensorRT-LLM-1.0", False, "tokens_per_s"), [x / 100 for x in range(70, 131, 2)]),
+groups = [("ENGINE_TRT10_DECODE", lambda g: g == ("TensorRT-LLM-1.0", False, "tokens_per_s"), [x / 100 for x in range(40, 131, 2)]),
           ("ENGINE_TRT10_MOE", lambda g: g == ("TensorRT-LLM-1.0", True, "tokens_per_s"), [x / 100 for x in range(30, 101, 2)]),
           ("ENGINE_TRT10_COLL", lambda g: g == ("TensorRT-LLM-1.0", False, "tokens_per_s"), [x for x in range(0, 61, 4)]),
           ("ENGINE_TRT0X_DECODE", lambda g: g[0] != "TensorRT-LLM-1.0" and g[2] == "tokens_per_s", [x / 100 for x in range(30, 101, 3)]),
@@ -53,7 +53,7 @@ groups = [("ENGINE_TRT10_DECODE", lambda g: g == ("TensorRT-LLM-1.0", False, "to
 def loss(rows, sel, half):
     v = [abs(math.log(r["predicted"] / r["measured"])) for r in rows if sel(group(r)) and r["line"] % 2 == half]
     return sum(v) / len(v) if v else 0.0
-for _ in range(3):
+for _ in range(2):
     for key, sel, grid in groups:
         best = None
         for x in grid:

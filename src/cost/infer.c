@@ -341,6 +341,11 @@ static void init_roofline(const pt_cluster *c, const pt_infer_cfg *cfg, pt_roofl
      * runs); serving engines replay CUDA graphs: their launch cost is the
      * engine's launch_us, added to prefill steps */
     r->kernel_us = 0.0;
+    /* and their decode and attention kernels are fused: the engine's
+     * decode_eff is the fraction of the datasheet bandwidth they reach
+     * (fitted per engine release, `engines` below), not the device's mem_eff,
+     * which is fitted to training's unfused element-wise kernels */
+    r->mem_bw = c->dev.memory_bw_GBps * 1e9;
     if (cfg->wq == PT_Q_FP4 && pt_infer_has_fp4(&c->dev)) r->peak *= FP4_OVER_FP8;
 }
 
