@@ -130,7 +130,7 @@ _partita()
     serve)
         opts="--cluster --gpus --isl --osl --rate --concurrency --offline --ttft-ms --tpot-ms
               --percentile --dtype --kv-dtype --engine --space --fix --max-num-tokens --top --json --export --out
-              --help" ;;
+              --report --help" ;;
     sweep) opts="--json --report --threads --help" ;;
     trials) opts="--cluster --gpus --trials --stat-eff --cpu-machines --no-spatial --dtype --json --help" ;;
     pipeline) opts="--cluster --batch --objective --dtype --devices --units --replicas --json --help" ;;

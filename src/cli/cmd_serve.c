@@ -2,13 +2,17 @@
  * cmd_serve.c -- `partita serve MODEL --cluster C --gpus N --isl T --osl T`
  * (SPEC section 8): parses, calls the serving search (src/plan/serve_search.c)
  * and prints its table, JSON or the engine launch command
- * (src/emit/serve_out.c, src/emit/export_serve.c).
+ * (src/emit/serve_out.c, src/emit/export_serve.c); with --report, also the
+ * HTML page (src/emit/html.c) with TTFT and TPOT against load simulated here.
  */
 #include "cli/cli.h"
 #include "base/base.h"
+#include "emit/html.h"
 #include "emit/serve_out.h"
 #include "plan/serve_search.h"
+#include "sim/serve_sim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,7 @@ static const cli_opt opts[] = {
     {"json", NULL, "print JSON (SPEC section 8) instead of the table"},
     {"export", "FMT", "print the first plan as vllm, sglang or trtllm launch command"},
     {"out", "FILE", "write the table, JSON or export to FILE instead of stdout"},
+    {"report", "FILE.html", "also write a self-contained HTML report: the question, the plans, TTFT and TPOT against load"},
     {NULL, NULL, NULL}};
 
 static int cmd_serve(int argc, char **argv);
@@ -52,6 +57,74 @@ static int req_int(const cli_args *a, const char *name, int64_t *out)
     snprintf(opt, sizeof opt, "--%s", name);
     if (!v) return cli_usage("serve: %s is required", opt);
     return cli_int(opt, v, 1, CLI_MAX_SEQ, out);
+}
+
+/* Fractions of the offline capacity at which the load curve is simulated:
+ * from light load to past saturation. */
+static const double load_frac[PT_HTML_SERVE_POINTS] = {0.1, 0.3, 0.5, 0.7, 0.85, 1.0, 1.2, 1.5};
+
+/* The load curve of the first colocated plan (disaggregated plans are priced
+ * analytically, not by the request-level simulation): Poisson arrivals per
+ * replica at load_frac of what one replica finishes offline. */
+static pt_status serve_curve(const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,
+                             const pt_serve_result *r, pt_html_serve_curve *cv, pt_diag *d)
+{
+    const pt_serve_plan *p = NULL;
+    double cap;
+    memset(cv, 0, sizeof *cv);
+    cv->plan = -1;
+    for (int i = 0; i < r->n && !p; i++)
+        if (r->plans[i].prefill_gpus == 0) cv->plan = i, p = &r->plans[i];
+    if (!p) {
+        snprintf(cv->why_none, sizeof cv->why_none, "every plan shown disaggregates prefill and decode, which "
+                 "is priced analytically rather than simulated request by request");
+        return PT_OK;
+    }
+    cap = pt_infer_offline_tokens_per_s(m, c, &p->cfg, (double)p->batch, o->isl, o->osl, 0) / o->osl;
+    if (!(cap > 0) || !isfinite(cap)) {
+        snprintf(cv->why_none, sizeof cv->why_none, "plan %d has no offline throughput to scale the load by",
+                 cv->plan + 1);
+        return PT_OK;
+    }
+    cv->capacity_rps = cap * (double)p->replicas;
+    for (int i = 0; i < PT_HTML_SERVE_POINTS; i++) {
+        pt_serve_load l;
+        pt_serve_stats s;
+        pt_status st;
+        memset(&l, 0, sizeof l);
+        l.isl = o->isl;
+        l.osl = o->osl;
+        l.max_batch = p->batch;
+        l.kv_tokens = p->mem.kv_tokens;
+        l.ttft_slo_s = o->ttft_ms * 1e-3;
+        l.tpot_slo_s = o->tpot_ms * 1e-3;
+        l.percentile = o->percentile;
+        l.seed = 1;
+        l.requests = 480; /* as serve_search.c's rate mode */
+        l.rate = cap * load_frac[i];
+        if ((st = pt_serve_simulate(m, c, &p->cfg, &l, &s, d)) != PT_OK) return st;
+        cv->rate[cv->n] = l.rate * (double)p->replicas;
+        cv->ttft_ms[cv->n] = 1e3 * s.ttft_p_s;
+        cv->tpot_ms[cv->n] = 1e3 * s.tpot_p_s;
+        cv->n++;
+    }
+    return PT_OK;
+}
+
+/* Writes the --report page; 0, or the exit status of the failure. */
+static int write_report(const char *path, const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,
+                        const pt_serve_result *r)
+{
+    pt_html_serve_curve cv;
+    pt_diag d;
+    pt_status st;
+    char *html = NULL;
+    int rc;
+    if ((st = serve_curve(m, c, o, r, &cv, &d)) != PT_OK) return cli_fail(st, &d);
+    if ((st = pt_emit_html_serve(m, c, o, r, &cv, &html, &d)) != PT_OK) return cli_fail(st, &d);
+    rc = cli_output(path, html);
+    free(html);
+    return rc;
 }
 
 static int cmd_serve(int argc, char **argv)
@@ -148,6 +221,11 @@ static int cmd_serve(int argc, char **argv)
     if (st != PT_OK) {
         free(r);
         return cli_fail(st, &d);
+    }
+    if (cli_get(&a, "report") && (rc = write_report(cli_get(&a, "report"), &m, &c, &o, r)) != 0) {
+        free(text);
+        free(r);
+        return rc;
     }
     rc = cli_output(cli_get(&a, "out"), text);
     free(text);

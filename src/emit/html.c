@@ -1,7 +1,7 @@
 /*
  * html.c -- the self-contained HTML reports of `--report FILE.html` (see
  * html.h): page frame and style, two chart helpers (stacked horizontal bars;
- * x-y series on linear or log axes), and the plan and scale reports.
+ * x-y series on linear or log axes), and the plan, scale and serve reports.
  *
  * The step timeline with memory over time per stage is svg.c's picture and
  * the scaling curves scale_out.c's, inlined as they are; this file draws only
@@ -17,6 +17,8 @@
 #include "goal/ttt.h"
 #include "plan/place.h"
 #include "plan/search.h"
+#include "plan/serve_search.h"
+#include "emit/serve_out.h"
 #include "sim/sim.h"
 #include "base/base.h"
 
@@ -698,6 +700,139 @@ pt_status pt_emit_html_scale(const pt_graph *g, const pt_cluster *c, const pt_st
                                      "would take.</p>\n");
                 break;
             }
+    }
+    pt_html_section_end(&b);
+    pt_html_end(&b);
+    return pt_emit_buf_finish(&b, out, d);
+}
+
+/* ---- serve ---------------------------------------------------------------- */
+
+pt_status pt_emit_html_serve(const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,
+                             const pt_serve_result *r, const pt_html_serve_curve *cv, char **out, pt_diag *d)
+{
+    pt_emit_buf b = {0};
+    char title[512], v[400], tp[32], up[32];
+    assert(m && c && o && r && cv && out);
+    *out = NULL;
+    snprintf(title, sizeof title, "serving %s on %s", m->name, c->name);
+    pt_html_begin(&b, title, "partita serve report: deployments ranked by output tokens/s per GPU");
+    pt_emit_buf_puts(&b, "<nav><a href=\"#question\">question</a><a href=\"#plans\">top plans</a>"
+                         "<a href=\"#load\">latency against load</a></nav>\n");
+    pt_html_section(&b, "question", "The question");
+    pt_emit_buf_puts(&b, "<dl class=\"q\">\n");
+    pt_html_kv(&b, "model", m->name);
+    pt_html_kv(&b, "cluster", c->name);
+    snprintf(v, sizeof v, "%lld x %s", (long long)c->devices, c->dev.name);
+    pt_html_kv(&b, "GPUs", v);
+    snprintf(v, sizeof v, "%g prompt tokens in, %g output tokens out per request", o->isl, o->osl);
+    pt_html_kv(&b, "isl / osl", v);
+    if (o->mode == PT_SERVE_RATE) snprintf(v, sizeof v, "%g requests/s (Poisson arrivals)", o->rate);
+    else if (o->mode == PT_SERVE_CONCURRENCY)
+        snprintf(v, sizeof v, "%lld requests in flight (closed loop)", (long long)o->concurrency);
+    else snprintf(v, sizeof v, "offline (every request queued at once)");
+    pt_html_kv(&b, "load", v);
+    if (o->ttft_ms > 0 || o->tpot_ms > 0) {
+        size_t k = (size_t)snprintf(v, sizeof v, "p%d", o->percentile);
+        if (o->ttft_ms > 0) k += (size_t)snprintf(v + k, sizeof v - k, " TTFT <= %g ms", o->ttft_ms);
+        if (o->tpot_ms > 0 && k < sizeof v)
+            snprintf(v + k, sizeof v - k, "%s TPOT <= %g ms", o->ttft_ms > 0 ? "," : "", o->tpot_ms);
+    } else {
+        snprintf(v, sizeof v, "none");
+    }
+    pt_html_kv(&b, "objectives", v);
+    snprintf(v, sizeof v, "%s weights, %s KV cache, engine %s", pt_infer_qname(o->wq), pt_infer_qname(o->kvq),
+             o->engine);
+    pt_html_kv(&b, "precision, engine", v);
+    snprintf(v, sizeof v, "%lld candidates priced, %lld fit", (long long)r->evaluated, (long long)r->fitting);
+    pt_html_kv(&b, "searched", v);
+    pt_emit_buf_puts(&b, "</dl>\n");
+    pt_html_section_end(&b);
+
+    pt_html_section(&b, "plans", "Top plans");
+    snprintf(tp, sizeof tp, "TTFT p%d", o->percentile);
+    snprintf(up, sizeof up, "TPOT p%d", o->percentile);
+    pt_emit_buf_printf(&b, "<div class=\"wrap\"><table>\n<tr><th>rank</th><th class=\"l\">strategy</th>"
+                           "<th>tok/s</th><th>tok/s/g</th><th>TTFT ms</th><th>%s ms</th><th>TPOT ms</th>"
+                           "<th>%s ms</th><th>SLO</th><th>KV GiB</th></tr>\n", tp, up);
+    for (int i = 0; i < r->n; i++) {
+        const pt_serve_plan *p = &r->plans[i];
+        pt_emit_buf_printf(&b, "<tr><td>%d</td>", i + 1);
+        text_cell(&b, " class=\"l\"", p->strategy);
+        pt_emit_buf_printf(&b, "<td>%.0f</td><td>%.0f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td>"
+                               "<td>%s</td><td>%.1f</td></tr>\n", p->tokens_per_s, p->tokens_per_s_per_gpu,
+                           p->ttft_ms, p->ttft_ms_p, p->tpot_ms, p->tpot_ms_p, p->meets_slo ? "yes" : "no",
+                           p->mem.kv_budget_bytes / PT_GiB);
+    }
+    pt_emit_buf_puts(&b, "</table></div>\n");
+    for (int i = 0; i < r->n; i++)
+        if (r->plans[i].goodput_rps > 0) {
+            pt_emit_buf_printf(&b, "<p>Goodput (90%% of requests meet both objectives) of plan %d: %.2f "
+                                   "requests/s.</p>\n", i + 1, r->plans[i].goodput_rps);
+            break;
+        }
+    if (!r->any_meets) {
+        char line[400];
+        pt_emit_serve_closest(o, &r->closest, line, sizeof line);
+        pt_emit_buf_puts(&b, "<p class=\"note\">");
+        pt_emit_buf_xml(&b, line);
+        pt_emit_buf_puts(&b, ".</p>\n");
+    }
+    pt_html_section_end(&b);
+
+    pt_html_section(&b, "load", "TTFT and TPOT against load");
+    if (cv->plan < 0 || cv->n < 2) {
+        pt_emit_buf_puts(&b, "<p>Not drawn: ");
+        pt_emit_buf_xml(&b, cv->why_none);
+        pt_emit_buf_puts(&b, ".</p>\n");
+    } else {
+        const pt_serve_plan *p = &r->plans[cv->plan];
+        char tips[2][PT_HTML_SERVE_POINTS][160], nm[2][48], on[2][48], xl[64], yl[2][48], ct[2][120];
+        const char *tipp[2][PT_HTML_SERVE_POINTS];
+        double ox[2], oy[2][2];
+        pt_emit_buf_printf(&b, "<p>Plan %d (", cv->plan + 1);
+        pt_emit_buf_xml(&b, p->strategy);
+        pt_emit_buf_printf(&b, ") under Poisson arrivals at %d rates, each simulated request by request "
+                               "(continuous batching, chunked prefill); it finishes about %.3g requests/s "
+                               "offline, so the last rates are past saturation and the queue grows.</p>\n",
+                           cv->n, cv->capacity_rps);
+        if (cv->plan > 0)
+            pt_emit_buf_puts(&b, "<p class=\"note\">Plan 1 disaggregates prefill and decode and is priced "
+                                 "analytically; the curve is the first colocated plan's.</p>\n");
+        snprintf(xl, sizeof xl, "requests/s (all %lld replicas)", (long long)p->replicas);
+        ox[0] = cv->rate[0], ox[1] = cv->rate[cv->n - 1];
+        for (int k = 0; k < 2; k++) {
+            double obj = k == 0 ? o->ttft_ms : o->tpot_ms;
+            pt_html_series s[2];
+            int ns = 1;
+            snprintf(nm[k], sizeof nm[k], "%s p%d, plan %d", k == 0 ? "TTFT" : "TPOT", o->percentile,
+                     cv->plan + 1);
+            snprintf(yl[k], sizeof yl[k], "%s p%d (ms)", k == 0 ? "TTFT" : "TPOT", o->percentile);
+            snprintf(ct[k], sizeof ct[k], "%s at p%d against the request rate", k == 0 ? "time to first token"
+                     : "time per output token", o->percentile);
+            for (int i = 0; i < cv->n; i++) {
+                snprintf(tips[k][i], sizeof tips[k][i], "%.3g requests/s: %s p%d %.3g ms", cv->rate[i],
+                         k == 0 ? "TTFT" : "TPOT", o->percentile, k == 0 ? cv->ttft_ms[i] : cv->tpot_ms[i]);
+                tipp[k][i] = tips[k][i];
+            }
+            s[0] = (pt_html_series){nm[k], cv->n, cv->rate, k == 0 ? cv->ttft_ms : cv->tpot_ms, NULL, tipp[k], 1, 1};
+            if (obj > 0) {
+                oy[k][0] = oy[k][1] = obj;
+                snprintf(on[k], sizeof on[k], "objective %g ms", obj);
+                s[1] = (pt_html_series){on[k], 2, ox, oy[k], NULL, NULL, 1, 0};
+                ns = 2;
+            }
+            {
+                pt_html_xy_chart ch = {ct[k], xl, yl[k], 0, k == 0, ns, s};
+                pt_html_xy(&b, &ch);
+            }
+        }
+        pt_emit_buf_puts(&b, "<div class=\"wrap\"><table>\n<tr><th>requests/s</th>");
+        pt_emit_buf_printf(&b, "<th>%s ms</th><th>%s ms</th></tr>\n", tp, up);
+        for (int i = 0; i < cv->n; i++)
+            pt_emit_buf_printf(&b, "<tr><td>%.3g</td><td>%.1f</td><td>%.2f</td></tr>\n", cv->rate[i],
+                               cv->ttft_ms[i], cv->tpot_ms[i]);
+        pt_emit_buf_puts(&b, "</table></div>\n");
     }
     pt_html_section_end(&b);
     pt_html_end(&b);

@@ -14,9 +14,8 @@
  * What it does not: price, search or simulate; the caller hands it results.
  *
  * The page builders (pt_html_begin .. pt_html_end) and the two chart
- * helpers are shared by the plan, scale and sweep reports (and by serve's
- * when that command lands: its TTFT/TPOT-against-load curves are a
- * pt_html_xy chart).
+ * helpers are shared by the plan, scale, serve and sweep reports (serve's
+ * TTFT/TPOT-against-load curves are pt_html_xy charts).
  */
 #ifndef PT_HTML_H
 #define PT_HTML_H
@@ -30,6 +29,8 @@ struct pt_sim_result;
 struct pt_graph;
 struct pt_statef;
 struct pt_scale_result;
+struct pt_serve_opts;
+struct pt_serve_result;
 
 /* ---- page building ------------------------------------------------------ */
 
@@ -102,6 +103,26 @@ pt_status pt_emit_html_plan(const pt_model *m, const pt_cluster *c, const pt_job
  * and the model-parallel speed-ups. */
 pt_status pt_emit_html_scale(const struct pt_graph *g, const pt_cluster *c, const struct pt_statef *se,
                              const char *se_src, const struct pt_scale_result *r, char **out,
+                             pt_diag *d);
+
+/* `serve --report`: the load curve of one plan, simulated by the caller
+ * (src/cli/cmd_serve.c): TTFT and TPOT at the percentile against the
+ * request rate to the whole deployment, from low load to past saturation. */
+#define PT_HTML_SERVE_POINTS 8
+typedef struct pt_html_serve_curve {
+    int plan;                       /* index into r->plans; -1: none drawn    */
+    int n;                          /* points, <= PT_HTML_SERVE_POINTS        */
+    double rate[PT_HTML_SERVE_POINTS];      /* requests/s, all replicas       */
+    double ttft_ms[PT_HTML_SERVE_POINTS];   /* at the percentile              */
+    double tpot_ms[PT_HTML_SERVE_POINTS];
+    double capacity_rps;            /* what the plan finishes offline, requests/s */
+    char why_none[300];             /* plan < 0 or n == 0: why not drawn      */
+} pt_html_serve_curve;
+
+/* `serve --report`: the question, the top plans (the numbers of the serve
+ * table) and the curve. */
+pt_status pt_emit_html_serve(const pt_model *m, const pt_cluster *c, const struct pt_serve_opts *o,
+                             const struct pt_serve_result *r, const pt_html_serve_curve *cv, char **out,
                              pt_diag *d);
 
 #endif

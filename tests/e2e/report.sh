@@ -1,6 +1,6 @@
 #!/bin/sh
-# End-to-end `--report FILE.html` (issue 20, SPEC section 11) on plan and
-# scale: one self-contained file (no http:, no src=, no @import, no <link>,
+# End-to-end `--report FILE.html` (issue 20, SPEC section 11) on plan,
+# scale and serve: one self-contained file (no http:, no src=, no @import, no <link>,
 # no external script), every section the issue names present with its charts
 # (the timeline's stage rows and memory chart, the bars of memory and time per
 # plan with their units and legends, the scaling curves), dark-theme and print
@@ -100,5 +100,50 @@ assert ">GPUs</text>" in c and " min</text>" in c, "axes with units"
 t = re.search(r'<section id="table">(.*?)</section>', h, re.S).group(1)
 assert [int(x) for x in re.findall(r"<tr><td>(\d+)</td>", t)] == [1, 2, 4, 8, 16, 32, 64]
 PY
+
+# serve: the question, the top plans (the serve table's numbers), TTFT and
+# TPOT against load for the first colocated plan (here #2: #1 disaggregates)
+SERVE="serve llama3-8b --cluster dgx-h100 --gpus 8 --isl 2048 --osl 256 --rate 20 --ttft-ms 500 --tpot-ms 30"
+$P $SERVE >"$tmp/sv" 2>"$tmp/err" || bad "serve failed: $(cat "$tmp/err")"
+$P $SERVE --report "$tmp/sv.html" >"$tmp/sv2" 2>"$tmp/err" || bad "serve --report failed: $(cat "$tmp/err")"
+cmp -s "$tmp/sv" "$tmp/sv2" || bad "serve --report changed what serve prints"
+[ -s "$tmp/sv.html" ] || bad "serve --report wrote no report"
+$P $SERVE --report "$tmp/sv3.html" >/dev/null 2>&1
+cmp -s "$tmp/sv.html" "$tmp/sv3.html" || bad "serve --report: two runs differ"
+self_contained serve "$tmp/sv.html"
+sections serve "$tmp/sv.html" question plans load
+python3 - "$tmp/sv.html" "$tmp/sv" <<'PY' || bad "serve --report: contents not as expected"
+import re, sys
+h = open(sys.argv[1]).read()
+table = open(sys.argv[2]).read()
+def section(i):
+    m = re.search(r'<section id="%s">(.*?)</section>' % i, h, re.S)
+    assert m, i
+    return m.group(1)
+q = section("question")
+for k in ("llama3-8b", "dgx-h100", "8 x h100-sxm-80g", "2048 prompt tokens", "256 output tokens",
+          "20 requests/s", "TTFT &lt;= 500 ms", "TPOT &lt;= 30 ms", "p90"):
+    assert k in q, k
+t = section("plans")
+rows = re.findall(r"<tr><td>(\d+)</td><td class=\"l\">([^<]*)</td>((?:<td>[^<]*</td>)+)</tr>", t)
+assert [r[0] for r in rows] == ["1", "2", "3", "4", "5"], rows
+for rank, strat, cells in rows:
+    # the same numbers as the serve table's row
+    line = [l for l in table.splitlines() if l.strip().startswith(rank + "  ")][0]
+    assert strat in line, (strat, line)
+    assert line.split()[-8:] == re.findall(r"<td>([^<]*)</td>", cells), (line, cells)
+l = section("load")
+assert l.count("<svg") == 2 and l.count("<polyline") == 4, "two charts, a curve and an objective each"
+for k in ("TTFT p90 (ms)", "TPOT p90 (ms)", "requests/s (all 2 replicas)", "TTFT p90, plan 2", "objective 500 ms"):
+    assert k in l, k
+pts = re.findall(r"<tr><td>([0-9.e+]+)</td><td>([0-9.]+)</td><td>([0-9.]+)</td></tr>", l)
+assert 6 <= len(pts) <= 8, pts
+rates = [float(p[0]) for p in pts]
+ttft = [float(p[1]) for p in pts]
+assert rates == sorted(rates) and rates[0] < 5 and rates[-1] > 30, rates
+assert ttft[-1] > 10 * ttft[0], ttft  # past saturation the queue grows
+PY
+refused_saying "nodir/sv.html" $P $SERVE --report "$tmp/nodir/sv.html"
+[ -e "$tmp/nodir" ] && bad "a failed serve report left something behind"
 
 exit $fail
