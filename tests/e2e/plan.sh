@@ -208,10 +208,10 @@ assert any(p["strategy"]["pp"] == 1 for p in plans) and any(p["strategy"]["pp"] 
 for p in plans:
     if p["strategy"]["pp"] == 1:
         assert p["step_time_source"] == "analytic", p
-        assert p["simulated_step_time_s"] == p["analytic_step_time_s"], p
+        assert "simulated_step_time_s" not in p, p  # nothing was checked: no number claims it
     elif p["strategy"]["schedule"] in ("zb-v", "dualpipe"):
         assert p["step_time_source"] == "analytic", p
-        assert abs(p["simulated_step_time_s"] / p["analytic_step_time_s"] - 1) < 0.03, p
+        assert "simulated_step_time_s" not in p, p
     else:
         assert p["step_time_source"] == "simulated", p
 PY
