@@ -91,15 +91,7 @@ static pt_status serve_curve(const pt_model *m, const pt_cluster *c, const pt_se
         pt_serve_load l;
         pt_serve_stats s;
         pt_status st;
-        memset(&l, 0, sizeof l);
-        l.isl = o->isl;
-        l.osl = o->osl;
-        l.max_batch = p->batch;
-        l.kv_tokens = p->mem.kv_tokens;
-        l.ttft_slo_s = o->ttft_ms * 1e-3;
-        l.tpot_slo_s = o->tpot_ms * 1e-3;
-        l.percentile = o->percentile;
-        l.seed = 1;
+        pt_serve_load_of(o, p, &l);
         l.requests = 480; /* as serve_search.c's rate mode */
         l.rate = cap * load_frac[i];
         if ((st = pt_serve_simulate(m, c, &p->cfg, &l, &s, d)) != PT_OK) return st;

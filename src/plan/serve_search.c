@@ -142,6 +142,19 @@ static void keep(pt_serve_result *r, int top, const pt_serve_plan *p)
     r->plans[i] = *p;
 }
 
+void pt_serve_load_of(const pt_serve_opts *o, const pt_serve_plan *p, pt_serve_load *l)
+{
+    memset(l, 0, sizeof *l);
+    l->isl = o->isl;
+    l->osl = o->osl;
+    l->max_batch = p->batch;
+    l->kv_tokens = p->mem.kv_tokens;
+    l->ttft_slo_s = o->ttft_ms * 1e-3;
+    l->tpot_slo_s = o->tpot_ms * 1e-3;
+    l->percentile = o->percentile;
+    l->seed = 1;
+}
+
 /* Prices a colocated plan by simulation; *same = 1 when, under a rate, no
  * more than `smaller` sequences ever ran at once (the plan with that smaller
  * batch is the same). */
@@ -153,15 +166,7 @@ static pt_status price_colocated(const pt_model *m, const pt_cluster *c, const p
     pt_status st;
     double per_rep;
     *same = 0;
-    memset(&l, 0, sizeof l);
-    l.isl = o->isl;
-    l.osl = o->osl;
-    l.max_batch = p->batch;
-    l.kv_tokens = p->mem.kv_tokens;
-    l.ttft_slo_s = o->ttft_ms * 1e-3;
-    l.tpot_slo_s = o->tpot_ms * 1e-3;
-    l.percentile = o->percentile;
-    l.seed = 1;
+    pt_serve_load_of(o, p, &l);
     if (o->mode == PT_SERVE_RATE) {
         l.rate = o->rate / (double)p->replicas;
         l.requests = SIM_REQUESTS_MIN * 2;

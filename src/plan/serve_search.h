@@ -23,6 +23,7 @@
 
 #include "partita.h"
 #include "cost/infer.h"
+#include "sim/serve_sim.h"
 
 typedef enum pt_serve_mode { PT_SERVE_OFFLINE = 0, PT_SERVE_RATE, PT_SERVE_CONCURRENCY } pt_serve_mode;
 
@@ -85,6 +86,9 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
                           pt_serve_result *out, pt_diag *d);
 
 /* "tp=8 pp=1 ep=1 attn_dp=0 replicas=1 batch=256" (+ dwdp=1, shift=1, disagg=P:D). */
+/* The request-level simulation's load for plan p under o's lengths and
+ * objectives (rate and request count left to the caller). */
+void pt_serve_load_of(const pt_serve_opts *o, const pt_serve_plan *p, pt_serve_load *l);
 void pt_serve_plan_format(const pt_serve_plan *p, char *buf, size_t n);
 
 /* Shift parallelism's switch point: the fewest tokens per step at which the
