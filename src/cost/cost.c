@@ -888,12 +888,16 @@ out:
 }
 
 static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
-                   const pt_cost_prep *pr, int64_t mb, pt_memory *out)
+                   const pt_cost_prep *pr, int64_t mb, pt_memory *out,
+                   const double *replayed_peak)
 {
     double best_total = -1;
     double per_layer = pr->act_layer, peak[3] = {0, 0, 0};
-    int replayed = st->pp > 1 && (st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE);
-    if (replayed && replay_pipe(m, job, st, pr, mb, 0.0, NULL, peak) != 0)
+    int replayed = pt_pipe_replayed(st);
+    /* zb-v, dualpipe: the peaks of the orders' replay (the caller's, when it
+     * replayed them for the time already) */
+    if (replayed && replayed_peak) memcpy(peak, replayed_peak, sizeof peak);
+    else if (replayed && replay_pipe(m, job, st, pr, mb, 0.0, NULL, peak) != 0)
         peak[0] = peak[1] = peak[2] = HUGE_VAL; /* out of memory: never fits */
     /* the first stage, the last, and the second (the busiest of the middle
      * ones: it keeps the most micro-batches, and with uneven stages it may
@@ -990,7 +994,7 @@ void pt_cost_memory_prepared(const pt_model *m, const pt_cluster *c, const pt_jo
                              int *fits)
 {
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
-    memory(m, job, st, pr, mb, out);
+    memory(m, job, st, pr, mb, out, NULL);
     *fits = (double)out->total <= c->dev.memory_GiB * PT_GiB;
 }
 
@@ -1046,7 +1050,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
     double t = st->tp;
     double hd = (double)m->hidden, V = (double)m->vocab;
     double tf, tb, tpf, tpb, cpf, cpb, epf = 0, epb = 0, per_mb, ep_mb;
-    double p2p, p2p_one, bubble, tw, mbd, sfw[3], sbw[3], fill_f, fill_b;
+    double p2p, p2p_one, bubble, tw, mbd, sfw[3], sbw[3], fill_f, fill_b, rpeak[3] = {0, 0, 0};
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), nmb;
     double Pst, Pexp = 0, e_rs = 0, e_ag = 0, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
     double gbytes = job->grad_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
@@ -1149,7 +1153,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
             bubble = 0;
             break;
         }
-        if (replay_pipe(m, job, st, pr, mb, p2p_one, &T, NULL) != 0) {
+        if (replay_pipe(m, job, st, pr, mb, p2p_one, &T, rpeak) != 0) {
             bubble = HUGE_VAL; /* out of memory: never chosen */
             break;
         }
@@ -1289,7 +1293,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         out->best_mfu = dev->best_mfu;
         out->above_best_mfu = dev->best_mfu > 0 && out->mfu > dev->best_mfu;
     }
-    memory(m, job, st, pr, mb, &out->mem);
+    memory(m, job, st, pr, mb, &out->mem, pt_pipe_replayed(st) && bubble != HUGE_VAL ? rpeak : NULL);
     out->device_memory_bytes = bytes_i64(dev->memory_GiB * PT_GiB);
     out->fits = out->mem.total <= out->device_memory_bytes;
 }
