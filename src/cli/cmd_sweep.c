@@ -1,8 +1,8 @@
 /*
  * cmd_sweep.c -- `partita sweep GRID.json [--json] [--report FILE.html]`
- * (SPEC section 11): every question of a grid answered in grid order
- * (src/goal/sweep.c), written as a table, JSON or a report
- * (src/emit/sweep_out.c).
+ * (SPEC section 11): every question of a grid -- plan or serving questions
+ * -- answered in grid order (src/goal/sweep.c), written as a table, JSON or
+ * a report (src/emit/sweep_out.c).
  *
  * MPI: built with OpenMPI's mpicc found (the Makefile defines PT_HAVE_MPI)
  * and run under `mpirun -np K`, the K ranks split the questions by estimated
@@ -31,14 +31,18 @@
 
 static const cli_opt opts[] = {
     {"json", NULL, "print JSON ({\"questions\", \"answers\": [...]} in grid order) instead of the table"},
-    {"report", "FILE.html", "also write a self-contained HTML report with the Pareto front of time against dollars"},
+    {"report", "FILE.html", "also write a self-contained HTML report with the Pareto front of time (serve: TTFT) against dollars"},
     {"threads", "T", "search threads per question, 1..1024 (default: the CPUs over the MPI ranks; the answer is the same)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_sweep = {
-    "sweep", "GRID.json [OPTION]...", "answer a grid of plan questions (models x clusters x GPUs x batches x objectives)",
+    "sweep", "GRID.json [OPTION]...",
+    "answer a grid of plan or serve questions (models x clusters x GPUs x batches or loads x objectives)",
     "GRID.json: {\"command\": \"plan\", \"models\": [...], \"clusters\": [...], \"gpus\": [...],\n"
-    "\"global_batch\": [...], \"seq_len\": [...], \"objective\": [\"step\", \"cost\"], \"dtype\": \"bf16\"}.\n"
+    "\"global_batch\": [...], \"seq_len\": [...], \"objective\": [\"step\", \"cost\"], \"dtype\": \"bf16\"}\n"
+    "or {\"command\": \"serve\", \"models\", \"clusters\", \"gpus\", \"isl\": [...], \"osl\": [...],\n"
+    "\"rate\": [...], \"ttft_ms\": [...], \"tpot_ms\": [...], \"percentile\": 90, \"dtype\": \"bf16\",\n"
+    "\"kv_dtype\": \"bf16\", \"engine\": \"vllm\"} (no rate: offline), each answered as `serve --top 1`.\n"
     "Under `mpirun -np K` the questions are split over the ranks and merged on rank 0:\n"
     "the same output for any K.\n", 1, opts, cmd_sweep};
 

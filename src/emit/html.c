@@ -45,7 +45,7 @@ static const char style[] =
     "table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:4px 0}\n"
     "th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:right;white-space:nowrap}\n"
     "th{background:var(--head);font-weight:600}td.l,th.l{text-align:left;white-space:normal}"
-    "td.n{text-align:left}\n"
+    "td.n{text-align:left}td.s{text-align:left;white-space:normal;min-width:17em}table.wide{font-size:12.5px}table.wide th{white-space:normal}\n"
     "dl.q{display:grid;grid-template-columns:max-content auto;gap:2px 18px;margin:0}\n"
     "dt{color:var(--muted)}dd{margin:0}\n"
     "pre{white-space:pre-wrap;background:var(--head);padding:10px 12px;border-radius:4px;"
@@ -59,6 +59,7 @@ static const char style[] =
     ".chart text{fill:var(--fg);font-size:12px}.chart .muted{fill:var(--muted)}\n"
     ".chart .grid{stroke:var(--grid)}.chart .axis{stroke:var(--fg)}\n"
     ".chart .mark{stroke:var(--fg);stroke-dasharray:5 4}\n"
+    ".chart text.lbl{font-weight:600;paint-order:stroke;stroke:var(--bg);stroke-width:3px;stroke-linejoin:round}\n"
     "footer{color:var(--muted);font-size:12px;margin-top:30px;border-top:1px solid var(--line);"
     "padding-top:8px}\n"
     "@media print{:root{--bg:#ffffff;--fg:#000000;--muted:#444444;--line:#bbbbbb;--grid:#dddddd;"
@@ -336,38 +337,100 @@ void pt_html_xy(pt_emit_buf *b, const pt_html_xy_chart *c)
                        c->xlog ? " (log scale)" : "", TOP + PH / 2);
     pt_emit_buf_xml(b, c->ylabel);
     pt_emit_buf_printf(b, "%s</text>\n", c->ylog ? " (log scale)" : "");
-    for (int s = 0; s < ns; s++) {
-        const pt_html_series *S = &c->s[s];
-        const char *col = palette[s % 10];
-        int first = 1;
-        if (S->line) {
+    /* the points where a label may not go: every dot */
+    {
+        int cap = 0, nd = 0;
+        double *dots;
+        for (int s = 0; s < ns; s++) cap += c->s[s].n;
+        dots = malloc((size_t)(cap > 0 ? cap : 1) * 2 * sizeof *dots);
+        if (!dots) {
+            b->oom = 1;
+            return;
+        }
+        for (int s = 0; s < ns; s++) {
+            const pt_html_series *S = &c->s[s];
+            const char *col = palette[s % 10];
+            int first = 1;
+            if (S->line) {
+                for (int i = 0; i < S->n; i++) {
+                    double x = S->x[i], y = S->y[i];
+                    if (!isfinite(x) || !isfinite(y) || (c->xlog && !(x > 0)) || (c->ylog && !(y > 0))) continue;
+                    if (first)
+                        pt_emit_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+                    pt_emit_buf_printf(b, "%s%.2f,%.2f", first ? "" : " ", amap(&ax, x), amap(&ay, y));
+                    first = 0;
+                }
+                if (!first) pt_emit_buf_puts(b, "\"/>\n");
+            }
             for (int i = 0; i < S->n; i++) {
-                double x = S->x[i], y = S->y[i];
+                double x = S->x[i], y = S->y[i], px, py;
                 if (!isfinite(x) || !isfinite(y) || (c->xlog && !(x > 0)) || (c->ylog && !(y > 0))) continue;
-                if (first) pt_emit_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-                pt_emit_buf_printf(b, "%s%.2f,%.2f", first ? "" : " ", amap(&ax, x), amap(&ay, y));
-                first = 0;
-            }
-            if (!first) pt_emit_buf_puts(b, "\"/>\n");
-        }
-        for (int i = 0; i < S->n; i++) {
-            double x = S->x[i], y = S->y[i], px, py;
-            if (!isfinite(x) || !isfinite(y) || (c->xlog && !(x > 0)) || (c->ylog && !(y > 0))) continue;
-            px = amap(&ax, x), py = amap(&ay, y);
-            if (S->dots || S->tip) {
-                pt_emit_buf_printf(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%d\" fill=\"%s\"%s>", px, py,
-                                   S->dots ? 4 : 3, col, S->dots ? "" : " fill-opacity=\"0.01\"");
-                pt_emit_buf_puts(b, "<title>");
-                if (S->tip) pt_emit_buf_xml(b, S->tip[i]);
-                else pt_emit_buf_printf(b, "%.4g, %.4g", x, y);
-                pt_emit_buf_puts(b, "</title></circle>\n");
-            }
-            if (S->label && S->label[i] && S->label[i][0]) {
-                pt_emit_buf_printf(b, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\">", px + 7, py - 6);
-                pt_emit_buf_xml(b, S->label[i]);
-                pt_emit_buf_puts(b, "</text>\n");
+                px = amap(&ax, x), py = amap(&ay, y);
+                if (S->dots || S->tip) {
+                    pt_emit_buf_printf(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%d\" fill=\"%s\"%s>", px, py,
+                                       S->dots ? 4 : 3, col, S->dots ? "" : " fill-opacity=\"0.01\"");
+                    pt_emit_buf_puts(b, "<title>");
+                    if (S->tip) pt_emit_buf_xml(b, S->tip[i]);
+                    else pt_emit_buf_printf(b, "%.4g, %.4g", x, y);
+                    pt_emit_buf_puts(b, "</title></circle>\n");
+                    if (S->dots) dots[2 * nd] = px, dots[2 * nd + 1] = py, nd++;
+                } else if (S->label && S->label[i] && S->label[i][0]) {
+                    /* a labelled point without a dot (a Pareto front): a ring around it */
+                    pt_emit_buf_printf(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"7\" fill=\"none\" stroke=\"%s\" "
+                                          "stroke-width=\"2\"/>\n", px, py, col);
+                    dots[2 * nd] = px, dots[2 * nd + 1] = py, nd++;
+                }
             }
         }
+        /* the labels last, over everything: each where it covers no dot and
+         * no earlier label (eight places tried around its point, then the
+         * least crowded), on a halo of the page's colour */
+        {
+            int nl = 0;
+            double *box = malloc((size_t)(cap > 0 ? cap : 1) * 4 * sizeof *box);
+            if (!box) {
+                free(dots);
+                b->oom = 1;
+                return;
+            }
+            for (int s = 0; s < ns; s++) {
+                const pt_html_series *S = &c->s[s];
+                for (int i = 0; S->label && i < S->n; i++) {
+                    static const double place[8][2] = {{9, -7}, {9, 15}, {-9, -7}, {-9, 15},
+                                                       {0, -14}, {0, 24}, {16, 4}, {-16, 4}};
+                    double x = S->x[i], y = S->y[i], px, py, w, best_x = 0, best_y = 0, fewest = INFINITY;
+                    if (!S->label[i] || !S->label[i][0]) continue;
+                    if (!isfinite(x) || !isfinite(y) || (c->xlog && !(x > 0)) || (c->ylog && !(y > 0))) continue;
+                    px = amap(&ax, x), py = amap(&ay, y);
+                    w = 6.5 * (double)strlen(S->label[i]) + 2;
+                    for (int k = 0; k < 8 && fewest > 0; k++) {
+                        /* the text's box: from x0, w wide, baseline at ty (11 px
+                         * above it, 3 below); left of the point for a negative
+                         * offset, centred on it for none */
+                        double tx = px + place[k][0], ty = py + place[k][1], x0, crowd = 0;
+                        x0 = place[k][0] < 0 ? tx - w : place[k][0] == 0 ? tx - w / 2 : tx;
+                        for (int j = 0; j < nd; j++)
+                            if (dots[2 * j] > x0 - 5 && dots[2 * j] < x0 + w + 5 && dots[2 * j + 1] > ty - 16 &&
+                                dots[2 * j + 1] < ty + 7 && !(dots[2 * j] == px && dots[2 * j + 1] == py))
+                                crowd += 1;
+                        for (int j = 0; j < nl; j++)
+                            if (box[4 * j] < x0 + w && x0 < box[4 * j + 2] && box[4 * j + 1] < ty + 3 &&
+                                ty - 11 < box[4 * j + 3])
+                                crowd += 4;
+                        if (x0 < LEFT || x0 + w > CH_W - 4 || ty - 11 < TOP - 14 || ty > TOP + PH + 2) crowd += 2;
+                        if (crowd < fewest) fewest = crowd, best_x = x0, best_y = ty;
+                    }
+                    box[4 * nl] = best_x, box[4 * nl + 1] = best_y - 11, box[4 * nl + 2] = best_x + w;
+                    box[4 * nl + 3] = best_y + 3, nl++;
+                    pt_emit_buf_printf(b, "<text class=\"lbl\" x=\"%.2f\" y=\"%.2f\" font-size=\"11\">", best_x,
+                                       best_y);
+                    pt_emit_buf_xml(b, S->label[i]);
+                    pt_emit_buf_puts(b, "</text>\n");
+                }
+            }
+            free(box);
+        }
+        free(dots);
     }
     pt_emit_buf_puts(b, "</svg></div>\n");
 }

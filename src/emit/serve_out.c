@@ -14,7 +14,7 @@ static const char *mode_name(pt_serve_mode m)
     return m == PT_SERVE_RATE ? "rate" : m == PT_SERVE_CONCURRENCY ? "concurrency" : "offline";
 }
 
-static json_t *plan_json(const pt_serve_plan *p)
+json_t *pt_emit_serve_plan_json(const pt_serve_plan *p)
 {
     json_t *j = json_object(), *s = json_object(), *mem = json_object();
     double kv = p->mem.kv_budget_bytes / PT_GiB, w = p->mem.weights_bytes / PT_GiB;
@@ -76,7 +76,7 @@ pt_status pt_emit_serve_json(const pt_model *m, const pt_cluster *c, const pt_se
     json_object_set_new(j, "question", q);
     json_object_set_new(j, "candidates_evaluated", json_integer(r->evaluated));
     json_object_set_new(j, "any_meets_slo", json_boolean(r->any_meets));
-    for (int i = 0; i < r->n; i++) json_array_append_new(plans, plan_json(&r->plans[i]));
+    for (int i = 0; i < r->n; i++) json_array_append_new(plans, pt_emit_serve_plan_json(&r->plans[i]));
     json_object_set_new(j, "plans", plans);
     return pt_emit_json_finish(j, out, d);
 }

@@ -10,10 +10,15 @@
 #include "partita.h"
 #include "plan/serve_search.h"
 
+#include <jansson.h>
+
 /* `serve --json`: {"question": {...}, "candidates_evaluated", "plans": [...]}
  * with the SPEC 8 keys per plan, best first. */
 pt_status pt_emit_serve_json(const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,
                              const pt_serve_result *r, char **out, pt_diag *d);
+/* One plan of `serve --json`'s "plans" (the SPEC 8 keys), a new reference;
+ * `sweep --json` prints a serving question's best plan with it. */
+json_t *pt_emit_serve_plan_json(const pt_serve_plan *p);
 /* The human table (and, when no plan meets the objectives, the line
  * "nothing meets the objectives; the closest is ..."). */
 pt_status pt_emit_serve_table(const pt_model *m, const pt_cluster *c, const pt_serve_opts *o,

@@ -1,7 +1,8 @@
 /*
  * sweep_out.h -- `partita sweep` written out (SPEC section 11): the table,
  * the JSON {"questions", "answers": [{"question", "plans"}...]} in grid
- * order, and the HTML report with the Pareto front of time against dollars.
+ * order, and the HTML report with the Pareto front of time against dollars
+ * (serving grids: time to first token against dollars per 10^6 tokens).
  * Each reads a grid and its answers (src/goal/sweep.h) only, so the bytes
  * depend on nothing else: one process or K MPI ranks write the same.
  */
@@ -11,10 +12,16 @@
 #include "emit/emit.h"
 #include "goal/sweep.h"
 
-/* The answers on the Pareto front of hours against dollars per 10^9 tokens
- * (answered, priced, and no other both faster and cheaper, one strictly), in
- * grid order: their indices into *front (malloc'd, caller frees; NULL when
- * none), their count returned (-1 when memory runs out). */
+/* Answer a's point on the Pareto chart: plan grids, x = hours and *usd =
+ * dollars per 10^9 tokens trained; serve grids, x = TTFT at the percentile
+ * (ms) and *usd = dollars per 10^6 output tokens.  1 when a has one (a plan,
+ * a price, and for serving, its objectives met), else 0. */
+int pt_emit_sweep_point(const pt_sweep_grid *g, const pt_sweep_answer *a, double *x, double *usd);
+
+/* The answers on the Pareto front of those points (no other both lower in x
+ * and cheaper, one strictly), in grid order: their indices into *front
+ * (malloc'd, caller frees; NULL when none), their count returned (-1 when
+ * memory runs out). */
 int pt_emit_sweep_front(const pt_sweep_grid *g, const pt_sweep_answer *a, int64_t **front);
 
 /* The human table (one line per question, then the front). */

@@ -2,8 +2,9 @@
  * sweep.c -- the questions of a sweep grid (see sweep.h): GRID.json read and
  * checked in full, questions numbered in grid order, one answered by the
  * plan search (src/plan/search.c) and its re-ranking by the step simulator
- * (src/plan/rerank.c) exactly as `partita plan` answers it with --top 1, the
- * cost estimate that balances MPI ranks.
+ * (src/plan/rerank.c) exactly as `partita plan` answers it with --top 1, or
+ * by the serving search (src/plan/serve_search.c) as `partita serve --top 1`
+ * answers it, the cost estimate that balances MPI ranks.
  */
 #include "goal/sweep.h"
 #include "base/base.h"
@@ -99,32 +100,81 @@ static pt_status names(pt_jctx *jc, const json_t *root, const char *key, int *n,
 static pt_status load_model(const char *name, void *out, pt_diag *d) { return pt_model_load(name, out, d); }
 static pt_status load_cluster(const char *name, void *out, pt_diag *d) { return pt_cluster_load(name, out, d); }
 
-static pt_status read_grid(pt_jctx *jc, const json_t *root, pt_sweep_grid *g)
+/* The numbers of root[key] (integers or reals) into out[] (in [lo, hi]). */
+static pt_status reals(pt_jctx *jc, const json_t *root, const char *key, double lo, double hi, double *out,
+                       int *n)
 {
-    static const char *const keys[] = {"command", "models",   "clusters", "gpus", "global_batch",
-                                       "seq_len", "objective", "dtype",   NULL};
-    const json_t *v;
     pt_status st;
+    const json_t *a = list(jc, root, key, 0, &st), *v;
+    size_t i;
+    if (!a) return st;
+    json_array_foreach(a, i, v) {
+        char path[64];
+        snprintf(path, sizeof path, "%s[%zu]", key, i);
+        if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi))
+            return pt_jerr(jc, path, v, "is not a number in [%g, %g]", lo, hi);
+        out[i] = json_number_value(v);
+    }
+    *n = (int)json_array_size(a);
+    return PT_OK;
+}
+
+/* root[key], a string, as the index of one of names[] (NULL-terminated);
+ * *k untouched when absent. */
+static pt_status choice(pt_jctx *jc, const json_t *root, const char *key, const char *const *names, const char *what,
+                        int *k)
+{
     char buf[64];
     int found;
-    double n;
-    if ((st = pt_json_only_keys(jc, root, "", keys)) != PT_OK) return st;
-    if ((st = pt_json_str(jc, root, "", "command", 0, buf, sizeof buf, &found)) != PT_OK) return st;
-    if (found && strcmp(buf, "plan")) {
-        v = json_object_get(root, "command");
-        if (!strcmp(buf, "serve"))
-            return pt_jerr(jc, "command", v, "is not supported by this build: sweeps of serving questions come "
-                                             "with `partita serve`; use \"plan\"");
-        return pt_jerr(jc, "command", v, "is not \"plan\"");
+    pt_status st = pt_json_str(jc, root, "", key, 0, buf, sizeof buf, &found);
+    if (st != PT_OK || !found) return st;
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(buf, names[i])) return *k = i, PT_OK;
+    return pt_jerr(jc, key, json_object_get(root, key), "is not %s", what);
+}
+
+/* Each command's keys: a key of the other command is refused by name (one
+ * grid is one command), any other unknown key by pt_json_only_keys. */
+static const char *const plan_keys[] = {"command", "models",   "clusters", "gpus", "global_batch",
+                                        "seq_len", "objective", "dtype",   NULL};
+static const char *const serve_keys[] = {"command", "models",     "clusters",   "gpus",     "isl",
+                                         "osl",     "rate",       "ttft_ms",    "tpot_ms",  "percentile",
+                                         "dtype",   "kv_dtype",   "engine",     NULL};
+
+static int has_key(const char *const *keys, const char *k)
+{
+    for (int i = 0; keys[i]; i++)
+        if (!strcmp(keys[i], k)) return 1;
+    return 0;
+}
+
+static pt_status check_keys(pt_jctx *jc, const json_t *root, pt_sweep_cmd cmd)
+{
+    const char *const *mine = cmd == PT_SWEEP_SERVE ? serve_keys : plan_keys;
+    const char *const *other = cmd == PT_SWEEP_SERVE ? plan_keys : serve_keys;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)root, k, v) {
+        if (has_key(mine, k) || !has_key(other, k)) continue;
+        if (cmd == PT_SWEEP_SERVE)
+            return pt_jerr(jc, k, v, "is a key of plan grids, and this grid asks serving questions (\"command\": "
+                                     "\"serve\"), which take isl, osl, rate, ttft_ms, tpot_ms: one grid is one "
+                                     "command");
+        return pt_jerr(jc, k, v, "is a key of serving grids (\"command\": \"serve\"), and this grid asks plan "
+                                 "questions, which take global_batch, seq_len, objective: one grid is one command");
     }
-    if ((st = names(jc, root, "models", &g->nmodel, &g->model_arg, (void **)&g->model, sizeof *g->model,
-                    load_model)) != PT_OK ||
-        (st = names(jc, root, "clusters", &g->ncluster, &g->cluster_arg, (void **)&g->cluster, sizeof *g->cluster,
-                    load_cluster)) != PT_OK)
-        return st;
-    if ((st = ints(jc, root, "gpus", 1, 1, PT_MAX_DEVICES, g->gpus, &g->ngpus)) != PT_OK ||
-        (st = ints(jc, root, "global_batch", 1, 1, PT_MAX_GLOBAL_BATCH, g->gbs, &g->ngbs)) != PT_OK)
-        return st;
+    return pt_json_only_keys(jc, root, "", mine);
+}
+
+/* The plan grid's own keys. */
+static pt_status read_plan(pt_jctx *jc, const json_t *root, pt_sweep_grid *g)
+{
+    static const char *const dtypes[] = {"bf16", "fp16", "fp8", NULL};
+    static const pt_dtype dtype_of[] = {PT_BF16, PT_FP16, PT_FP8};
+    const json_t *v;
+    pt_status st;
+    int k = 0;
+    if ((st = ints(jc, root, "global_batch", 1, 1, PT_MAX_GLOBAL_BATCH, g->gbs, &g->ngbs)) != PT_OK) return st;
     g->nseq = 1, g->seq[0] = 0;
     if ((st = ints(jc, root, "seq_len", 0, 1, PT_MAX_SEQ_LEN, g->seq, &g->nseq)) != PT_OK) return st;
     g->nobj = 1, g->obj[0] = PT_SWEEP_STEP;
@@ -133,14 +183,14 @@ static pt_status read_grid(pt_jctx *jc, const json_t *root, pt_sweep_grid *g)
         const json_t *o;
         json_array_foreach(v, i, o) {
             char path[64];
-            int k = 0;
+            int j = 0;
             snprintf(path, sizeof path, "objective[%zu]", i);
-            while (k < PT_SWEEP_OBJ_COUNT && !(json_is_string(o) && !strcmp(json_string_value(o), obj_names[k]))) k++;
-            if (k == PT_SWEEP_OBJ_COUNT)
+            while (j < PT_SWEEP_OBJ_COUNT && !(json_is_string(o) && !strcmp(json_string_value(o), obj_names[j]))) j++;
+            if (j == PT_SWEEP_OBJ_COUNT)
                 return pt_jerr(jc, path, o, "is not \"step\" or \"cost\" (goodput comes with the failure-aware "
                                             "objectives of `plan`)");
-            g->obj[i] = (pt_sweep_obj)k;
-            if (k == PT_SWEEP_COST)
+            g->obj[i] = (pt_sweep_obj)j;
+            if (j == PT_SWEEP_COST)
                 for (int c = 0; c < g->ncluster; c++)
                     if (!(g->cluster[c].price_per_device_hour > 0)) {
                         char cp[64];
@@ -153,14 +203,74 @@ static pt_status read_grid(pt_jctx *jc, const json_t *root, pt_sweep_grid *g)
     } else if (st != PT_OK) {
         return st;
     }
-    g->dtype = PT_BF16;
-    if ((st = pt_json_str(jc, root, "", "dtype", 0, buf, sizeof buf, &found)) != PT_OK) return st;
-    if (found) {
-        if (!strcmp(buf, "bf16")) g->dtype = PT_BF16;
-        else if (!strcmp(buf, "fp16")) g->dtype = PT_FP16;
-        else if (!strcmp(buf, "fp8")) g->dtype = PT_FP8;
-        else return pt_jerr(jc, "dtype", json_object_get(root, "dtype"), "is not \"bf16\", \"fp16\" or \"fp8\"");
-    }
+    if ((st = choice(jc, root, "dtype", dtypes, "\"bf16\", \"fp16\" or \"fp8\"", &k)) != PT_OK) return st;
+    g->dtype = dtype_of[k];
+    return PT_OK;
+}
+
+/* The serving grid's own keys (defaults as `partita serve`'s options). */
+static pt_status read_serve(pt_jctx *jc, const json_t *root, pt_sweep_grid *g)
+{
+    static const char *const wq[] = {"bf16", "fp8", "fp4", NULL};
+    static const char *const kvq[] = {"bf16", "fp8", NULL};
+    static const char *const engines[] = {"vllm", "sglang", "trtllm", NULL};
+    pt_status st;
+    int k = 0, e = 0, kv = -1, found;
+    int64_t pct = 90;
+    if ((st = ints(jc, root, "isl", 1, 1, PT_SWEEP_MAX_TOKENS, g->isl, &g->nisl)) != PT_OK ||
+        (st = ints(jc, root, "osl", 1, 1, PT_SWEEP_MAX_TOKENS, g->osl, &g->nosl)) != PT_OK)
+        return st;
+    g->nrate = g->nttft = g->ntpot = 1;
+    g->rate[0] = g->ttft_ms[0] = g->tpot_ms[0] = 0;
+    if ((st = reals(jc, root, "rate", 1e-9, 1e6, g->rate, &g->nrate)) != PT_OK ||
+        (st = reals(jc, root, "ttft_ms", 1e-6, 1e9, g->ttft_ms, &g->nttft)) != PT_OK ||
+        (st = reals(jc, root, "tpot_ms", 1e-6, 1e9, g->tpot_ms, &g->ntpot)) != PT_OK)
+        return st;
+    if ((st = pt_json_int(jc, root, "", "percentile", 0, 1, 99, &pct, &found)) != PT_OK) return st;
+    if (pct != 50 && pct != 90 && pct != 99)
+        return pt_jerr(jc, "percentile", json_object_get(root, "percentile"), "is not 50, 90 or 99");
+    g->percentile = (int)pct;
+    if ((st = choice(jc, root, "dtype", wq, "\"bf16\", \"fp8\" or \"fp4\"", &k)) != PT_OK ||
+        (st = choice(jc, root, "kv_dtype", kvq, "\"bf16\" or \"fp8\"", &kv)) != PT_OK ||
+        (st = choice(jc, root, "engine", engines, "\"vllm\", \"sglang\" or \"trtllm\"", &e)) != PT_OK)
+        return st;
+    g->wq = (pt_qtype)k;
+    /* as `partita serve`: an fp8 KV cache with fp8 or fp4 weights, else bf16 */
+    g->kvq = kv >= 0 ? (pt_qtype)kv : g->wq == PT_Q_BF16 ? PT_Q_BF16 : PT_Q_FP8;
+    pt_strlcpy(g->engine, engines[e], sizeof g->engine);
+    if (g->wq == PT_Q_FP4)
+        for (int c = 0; c < g->ncluster; c++)
+            if (!pt_infer_has_fp4(&g->cluster[c].dev)) {
+                char cp[64];
+                snprintf(cp, sizeof cp, "clusters[%d]", c);
+                return pt_jerr(jc, "dtype", json_object_get(root, "dtype"), "needs fp4 tensor cores, and cluster "
+                               "%s (%s) has %s, which has none (Blackwell has)", g->cluster_arg[c], cp,
+                               g->cluster[c].dev.name);
+            }
+    return PT_OK;
+}
+
+static pt_status read_grid(pt_jctx *jc, const json_t *root, pt_sweep_grid *g)
+{
+    pt_status st;
+    int cmd = 0;
+    double n;
+    static const char *const cmds[] = {"plan", "serve", NULL};
+    if (!json_is_object(root)) return pt_jerr(jc, "", root, "is not a JSON object of lists");
+    if ((st = choice(jc, root, "command", cmds, "\"plan\" or \"serve\"", &cmd)) != PT_OK) return st;
+    g->cmd = (pt_sweep_cmd)cmd;
+    if ((st = check_keys(jc, root, g->cmd)) != PT_OK) return st;
+    if ((st = names(jc, root, "models", &g->nmodel, &g->model_arg, (void **)&g->model, sizeof *g->model,
+                    load_model)) != PT_OK ||
+        (st = names(jc, root, "clusters", &g->ncluster, &g->cluster_arg, (void **)&g->cluster, sizeof *g->cluster,
+                    load_cluster)) != PT_OK)
+        return st;
+    if ((st = ints(jc, root, "gpus", 1, 1, PT_MAX_DEVICES, g->gpus, &g->ngpus)) != PT_OK) return st;
+    /* the other command's lists: one unused value each */
+    g->ngbs = g->nseq = g->nobj = g->nisl = g->nosl = g->nrate = g->nttft = g->ntpot = 1;
+    g->dtype = PT_BF16, g->wq = g->kvq = PT_Q_BF16, g->percentile = 90;
+    pt_strlcpy(g->engine, "vllm", sizeof g->engine);
+    if ((st = g->cmd == PT_SWEEP_SERVE ? read_serve(jc, root, g) : read_plan(jc, root, g)) != PT_OK) return st;
     /* every cluster must take every device count: refused now, not mid-sweep */
     for (int c = 0; c < g->ncluster; c++)
         for (int k = 0; k < g->ngpus; k++) {
@@ -173,7 +283,8 @@ static pt_status read_grid(pt_jctx *jc, const json_t *root, pt_sweep_grid *g)
                                "does not fit cluster %s: %s", g->cluster_arg[c], inner.msg);
             }
         }
-    n = (double)g->nmodel * g->ncluster * g->ngpus * g->ngbs * g->nseq * g->nobj;
+    n = (double)g->nmodel * g->ncluster * g->ngpus * g->ngbs * g->nseq * g->nobj * g->nisl * g->nosl * g->nrate *
+        g->nttft * g->ntpot;
     if (n > PT_SWEEP_MAX_QUESTIONS)
         return pt_jerr(jc, "", NULL, "the grid holds %.0f questions, more than %d", n, PT_SWEEP_MAX_QUESTIONS);
     g->n = (int64_t)n;
@@ -206,6 +317,11 @@ pt_sweep_q pt_sweep_question(const pt_sweep_grid *g, int64_t i)
 {
     pt_sweep_q q;
     assert(i >= 0 && i < g->n);
+    q.tpot = (int)(i % g->ntpot), i /= g->ntpot;
+    q.ttft = (int)(i % g->nttft), i /= g->nttft;
+    q.rate = (int)(i % g->nrate), i /= g->nrate;
+    q.osl = (int)(i % g->nosl), i /= g->nosl;
+    q.isl = (int)(i % g->nisl), i /= g->nisl;
     q.obj = (int)(i % g->nobj), i /= g->nobj;
     q.seq = (int)(i % g->nseq), i /= g->nseq;
     q.gbs = (int)(i % g->ngbs), i /= g->ngbs;
@@ -222,9 +338,9 @@ static double cost_score(const pt_plan *p, const pt_job *job, const void *arg)
     return p->cost.tokens_per_s / *(const double *)arg;
 }
 
-pt_status pt_sweep_answer_one(const pt_sweep_grid *g, int64_t i, int threads, pt_sweep_answer *a, pt_diag *d)
+/* A plan question: the search and re-ranking of `plan --top 1`. */
+static pt_status answer_plan(const pt_sweep_grid *g, pt_sweep_q q, int threads, pt_sweep_answer *a, pt_diag *d)
 {
-    pt_sweep_q q = pt_sweep_question(g, i);
     const pt_model *m = &g->model[q.model];
     pt_cluster c = g->cluster[q.cluster];
     pt_job job;
@@ -234,7 +350,6 @@ pt_status pt_sweep_answer_one(const pt_sweep_grid *g, int64_t i, int threads, pt
     pt_diag inner;
     pt_status st;
     double dollars_per_s;
-    memset(a, 0, sizeof *a);
     memset(&job, 0, sizeof job);
     if ((st = pt_cluster_resize(&c, g->gpus[q.gpus], &inner)) != PT_OK) { /* checked by pt_sweep_read */
         a->status = 2;
@@ -295,6 +410,61 @@ pt_status pt_sweep_answer_one(const pt_sweep_grid *g, int64_t i, int threads, pt
     return PT_OK;
 }
 
+/* A serving question: `partita serve`'s search with --top 1 (the options
+ * set as cmd_serve.c sets them from the grid's values). */
+static pt_status answer_serve(const pt_sweep_grid *g, pt_sweep_q q, pt_sweep_answer *a, pt_diag *d)
+{
+    const pt_model *m = &g->model[q.model];
+    pt_cluster c = g->cluster[q.cluster];
+    pt_serve_opts o;
+    pt_serve_result *r;
+    pt_diag inner;
+    pt_status st;
+    if ((st = pt_cluster_resize(&c, g->gpus[q.gpus], &inner)) != PT_OK) { /* checked by pt_sweep_read */
+        a->status = 2;
+        pt_strlcpy(a->why, inner.msg, sizeof a->why);
+        return PT_OK;
+    }
+    a->devices = c.devices;
+    pt_serve_opts_default(&o);
+    o.isl = (double)g->isl[q.isl];
+    o.osl = (double)g->osl[q.osl];
+    if (g->rate[q.rate] > 0) o.mode = PT_SERVE_RATE, o.rate = g->rate[q.rate];
+    o.ttft_ms = g->ttft_ms[q.ttft];
+    o.tpot_ms = g->tpot_ms[q.tpot];
+    o.percentile = g->percentile;
+    o.wq = g->wq, o.kvq = g->kvq;
+    pt_strlcpy(o.engine, g->engine, sizeof o.engine);
+    o.top = 1;
+    if (!(r = calloc(1, sizeof *r)))
+        return pt_diag_set(d, g->file, NULL, NULL, "out of memory for a serving search"), PT_ENOMEM;
+    st = pt_serve_search(m, &c, &o, r, &inner);
+    if (st == PT_ENOMEM) {
+        free(r);
+        return *d = inner, st;
+    }
+    a->evaluated = r->evaluated;
+    if (st != PT_OK || r->n == 0) {
+        a->status = st == PT_INFEASIBLE || st == PT_OK ? 1 : 2;
+        pt_strlcpy(a->why, r->why_none[0] && st == PT_INFEASIBLE ? r->why_none : inner.msg, sizeof a->why);
+        free(r);
+        return PT_OK;
+    }
+    a->serve = r->plans[0];
+    a->any_meets = r->any_meets;
+    if (c.price_per_device_hour > 0 && a->serve.tokens_per_s > 0)
+        a->dollars_per_mtok = c.price_per_device_hour * (double)c.devices / 3600.0 / a->serve.tokens_per_s * 1e6;
+    free(r);
+    return PT_OK;
+}
+
+pt_status pt_sweep_answer_one(const pt_sweep_grid *g, int64_t i, int threads, pt_sweep_answer *a, pt_diag *d)
+{
+    pt_sweep_q q = pt_sweep_question(g, i);
+    memset(a, 0, sizeof *a);
+    return g->cmd == PT_SWEEP_SERVE ? answer_serve(g, q, a, d) : answer_plan(g, q, threads, a, d);
+}
+
 /* Ordered ways to write n as a product of k factors: for n = prod p^e,
  * prod C(e + k - 1, k - 1). */
 static double factorizations(int64_t n, int k)
@@ -309,10 +479,36 @@ static double factorizations(int64_t n, int k)
     return ways;
 }
 
+/* The serving search's work (see pt_sweep_estimate): its replica shapes
+ * counted as serve_search.c enumerates them. */
+static double serve_estimate(const pt_sweep_grid *g, pt_sweep_q q)
+{
+    const pt_model *m = &g->model[q.model];
+    const pt_cluster *c = &g->cluster[q.cluster];
+    int64_t n = g->gpus[q.gpus], dom = c->level[0].size;
+    double weights = (double)pt_model_params(m) * pt_infer_qbytes(g->wq), mem = c->dev.memory_GiB * PT_GiB;
+    double shapes = 0, work;
+    for (int64_t tp = 1; tp <= n && tp <= dom; tp *= 2) {
+        if (m->heads > 0 && m->heads % tp) continue;
+        for (int64_t pp = 1; tp * pp <= n && pp <= 16; pp *= 2) {
+            double v = 1;
+            if (n % (tp * pp) || pp > m->layers) continue;
+            if (tp > 1) v += m->experts > 0 ? 3 : 1; /* shift; EP over the TP group, and with attention DP */
+            if (m->experts > 0 && tp == 1 && pp == 1) /* DWDP over 4, 8, ... peers */
+                for (int64_t k = 4; k <= dom && k <= n && k <= 128; k *= 2) v += m->experts % k == 0;
+            shapes += weights / (double)(tp * pp) < 0.9 * mem ? v : v / 20;
+        }
+    }
+    work = (shapes > 0 ? shapes : 0.05) * 8 * (double)g->osl[q.osl];
+    if (g->rate[q.rate] > 0) work *= 1 + 0.3 * (double)n / g->rate[q.rate];
+    return work;
+}
+
 double pt_sweep_estimate(const pt_sweep_grid *g, int64_t i)
 {
     pt_sweep_q q = pt_sweep_question(g, i);
     int64_t layers = g->model[q.model].layers;
+    if (g->cmd == PT_SWEEP_SERVE) return serve_estimate(g, q);
     return factorizations(g->gpus[q.gpus], 4) * factorizations(g->gbs[q.gbs], 2) *
            (double)(layers > 0 ? layers : 1);
 }

@@ -19,20 +19,34 @@
  * for a cluster without a price).  At one device count the two orders agree,
  * since dollars per token = devices x price / tokens/s; they part once
  * failures and checkpoints are priced (issue 17's objectives plug in through
- * the score hook below).  "command": "serve" questions come with `partita
- * serve` (issue 16): until then such a grid is refused, naming the key.
+ * the score hook below).
+ *
+ * Serving grids ("command": "serve"): models x clusters x device counts x
+ * prompt lengths (isl) x output lengths (osl) x request rates (rate; absent:
+ * offline) x TTFT objectives (ttft_ms) x TPOT objectives (tpot_ms), the
+ * lists in that order, each question answered by `partita serve`'s search
+ * (src/plan/serve_search.c, pt_serve_search) with --top 1: the same best
+ * plan.  One grid is one command: a plan key (global_batch, seq_len,
+ * objective) in a serve grid, or a serve key in a plan grid, is refused,
+ * naming it.  Plan questions leave the serve lists at one unused value, and
+ * serve questions the plan lists, so one grid order serves both.
  */
 #ifndef PT_SWEEP_H
 #define PT_SWEEP_H
 
 #include "partita.h"
 #include "plan/search.h"
+#include "plan/serve_search.h"
 
 #define PT_SWEEP_MAX_LIST 64         /* values per key                        */
 #define PT_SWEEP_MAX_QUESTIONS 1000000
+#define PT_SWEEP_MAX_TOKENS ((int64_t)1 << 24) /* isl, osl: as `serve --isl`       */
 
 typedef enum pt_sweep_obj { PT_SWEEP_STEP = 0, PT_SWEEP_COST, PT_SWEEP_OBJ_COUNT } pt_sweep_obj;
 const char *pt_sweep_obj_name(pt_sweep_obj o);
+
+/* What the grid's questions ask: "plan" (training) or "serve". */
+typedef enum pt_sweep_cmd { PT_SWEEP_PLAN = 0, PT_SWEEP_SERVE } pt_sweep_cmd;
 
 /* The grid as read: every list's values, loaded.  Free with pt_sweep_free. */
 typedef struct pt_sweep_grid {
@@ -47,12 +61,24 @@ typedef struct pt_sweep_grid {
     int64_t seq[PT_SWEEP_MAX_LIST];  /* 0 = the model's (capped at 4096)      */
     pt_sweep_obj obj[PT_SWEEP_MAX_LIST];
     pt_dtype dtype;                  /* "dtype": one value, default bf16      */
+    pt_sweep_cmd cmd;                /* "command", default plan               */
+    /* serve grids (1 each, unused, in plan grids): */
+    int nisl, nosl, nrate, nttft, ntpot;
+    int64_t isl[PT_SWEEP_MAX_LIST];  /* prompt tokens, e.g. 2048              */
+    int64_t osl[PT_SWEEP_MAX_LIST];  /* output tokens, e.g. 256               */
+    double rate[PT_SWEEP_MAX_LIST];  /* requests/s, e.g. 4; 0 = offline       */
+    double ttft_ms[PT_SWEEP_MAX_LIST]; /* objective at the percentile; 0 none */
+    double tpot_ms[PT_SWEEP_MAX_LIST];
+    int percentile;                  /* "percentile": 50, 90 (default) or 99  */
+    pt_qtype wq, kvq;                /* "dtype" (bf16, fp8, fp4), "kv_dtype"  */
+    char engine[16];                 /* "engine": vllm (default), sglang, trtllm */
     int64_t n;                       /* questions: the product of the counts  */
 } pt_sweep_grid;
 
 /* Question i of the grid, as indices into the lists. */
 typedef struct pt_sweep_q {
     int model, cluster, gpus, gbs, seq, obj;
+    int isl, osl, rate, ttft, tpot;  /* serve grids                            */
 } pt_sweep_q;
 
 /* One answer.  status: 0 a plan (best, check), 1 nothing fits (why says the
@@ -69,11 +95,20 @@ typedef struct pt_sweep_answer {
     pt_engine engine;                /* the engine best is priced as          */
     double hours_per_btok;           /* wall hours per 10^9 tokens trained    */
     double dollars_per_btok;         /* dollars per 10^9 tokens (0: no price) */
+    /* serve grids: the best plan as `serve --top 1` ranks it (the closest
+     * to the objectives when none meets them), and its price */
+    pt_serve_plan serve;
+    int any_meets;                   /* some plan meets the objectives        */
+    double dollars_per_mtok;         /* per 10^6 output tokens (0: no price)  */
 } pt_sweep_answer;
 
-/* Reads GRID.json (path) into g.  Keys: "command" ("plan"), "models",
- * "clusters", "gpus", "global_batch" (lists, required), "seq_len" and
- * "objective" (lists, default [model's] and ["step"]), "dtype" (one string).
+/* Reads GRID.json (path) into g.  Keys: "command" ("plan" or "serve";
+ * default "plan"), "models", "clusters", "gpus" (lists, required); for plan,
+ * "global_batch" (list, required), "seq_len" and "objective" (lists, default
+ * [model's] and ["step"]), "dtype" (bf16, fp16, fp8); for serve, "isl" and
+ * "osl" (lists, required), "rate", "ttft_ms", "tpot_ms" (lists; default
+ * offline, no objectives), "percentile", "dtype" (bf16, fp8, fp4), "kv_dtype"
+ * and "engine" (one value each, defaults as `partita serve`'s).
  * PT_EINPUT with d naming the file, the key (e.g. "gpus[2]") and the value. */
 pt_status pt_sweep_read(const char *path, pt_sweep_grid *g, pt_diag *d);
 void pt_sweep_free(pt_sweep_grid *g);
@@ -87,9 +122,20 @@ pt_sweep_q pt_sweep_question(const pt_sweep_grid *g, int64_t i);
 pt_status pt_sweep_answer_one(const pt_sweep_grid *g, int64_t i, int threads, pt_sweep_answer *a,
                               pt_diag *d);
 
-/* A relative estimate of question i's search time (> 0): the ways to split
- * its devices into tp x pp x cp x dp, times the global batch's divisors
- * (micro-batch sizes), times the model's layers (pipeline layouts). */
+/* A relative estimate of question i's search time (> 0).  Plan: the ways to
+ * split its devices into tp x pp x cp x dp, times the global batch's
+ * divisors (micro-batch sizes), times the model's layers (pipeline layouts).
+ * Serve: the replica shapes the serving search prices (tp x pp as it
+ * enumerates them, with the MoE variants; those whose weights cannot fit
+ * count a twentieth), each simulated at 8 batch sizes for about osl steps
+ * per request, times 1 + 0.3 / (requests/s per device) under a rate (a light
+ * load decodes few sequences a step: more steps for the same requests).
+ * Measured on 192 serving questions (4 models, dense and MoE, x 2 clusters x
+ * 8 and 32 GPUs x isl 512, 4096 x osl 64, 512 x 1, 20, 200 requests/s; 0.001
+ * to 20 s each): Pearson 0.86 against the time; split over 2, 3, 4 ranks the
+ * largest share is 1.06, 1.08, 1.08 x an even one (1.41, 2.08, 1.46 x dealt
+ * round robin).  Only questions of one grid are compared, so the plan and
+ * serve scales never meet. */
 double pt_sweep_estimate(const pt_sweep_grid *g, int64_t i);
 
 /* Splits the questions over nranks by estimated cost (longest first, each to

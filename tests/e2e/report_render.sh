@@ -1,7 +1,7 @@
 #!/bin/sh
 # The reports as a person sees them (issue 20): headless Chromium renders
-# each --report page (plan, scale, sweep) to a PNG, light and dark theme, and
-# python3 reads the PNG (at half scale, to keep pure-Python decoding quick) (standard library: zlib and the five PNG filters):
+# each --report page (plan, scale, and sweep of plan and of serving
+# questions) to a PNG, light and dark theme, and python3 reads the PNG (at half scale, to keep pure-Python decoding quick) (standard library: zlib and the five PNG filters):
 # it must not be blank (many colours, a good share of pixels off the page's
 # background), the charts must have been drawn (pixels of the charts'
 # colours), and the dark theme must give a dark page.  Chromium's DOM after
@@ -35,6 +35,11 @@ $P plan llama3-8b --cluster dgx-h100 --gpus 16 --global-batch 64 --fix pp=2 --re
     bad "plan --report failed"
 $P scale gnmt --cluster dgx-1-v100 --max-gpus 64 --report "$tmp/scale.html" >/dev/null 2>&1 || bad "scale --report failed"
 $P sweep "$tmp/grid.json" --report "$tmp/sweep.html" >/dev/null 2>&1 || bad "sweep --report failed"
+cat >"$tmp/sgrid.json" <<'EOF'
+{"command": "serve", "models": ["llama3-8b", "mixtral-8x7b"], "clusters": ["dgx-h100", "dgx-a100-80g"],
+ "gpus": [8], "isl": [2048], "osl": [32], "rate": [2, 8], "tpot_ms": [40]}
+EOF
+$P sweep "$tmp/sgrid.json" --report "$tmp/sweep-serve.html" >/dev/null 2>&1 || bad "serving sweep --report failed"
 
 # check NAME PNG THEME: not blank, charts drawn; THEME light or dark
 check() {
@@ -94,7 +99,7 @@ print("%s: %dx%d, %d colours, %.0f%% off the background, %d chart pixels" % (sys
 PY
 }
 
-for page in plan scale sweep; do
+for page in plan scale sweep sweep-serve; do
     chrome "$tmp/$page.png" 1280 2200 "$tmp/$page.html" || { bad "$page: chromium failed: $(tail -n 3 "$tmp/chrome.log")"; continue; }
     [ -s "$tmp/$page.png" ] || { bad "$page: no screenshot"; continue; }
     check "$page" "$tmp/$page.png" light
@@ -107,6 +112,7 @@ for page in plan scale sweep; do
     plan) want="The question|Top plans|Why #1 wins|Simulated step: timeline and memory over time per stage|Memory per device|Where the time goes" ;;
     scale) want="The question|Scaling curves|Device counts|Model-parallel speed-up of one worker over one device" ;;
     sweep) want="The grid|Pareto front: time against dollars|Every answer, in grid order" ;;
+    sweep-serve) want="The grid|Pareto front: time to first token against dollars|Every answer, in grid order" ;;
     esac
     echo "$want" | tr '|' '\n' | while read -r h2; do
         grep -qF "<h2>$h2</h2>" "$tmp/$page.dom" || echo "$page: the rendered page lacks the section \"$h2\""

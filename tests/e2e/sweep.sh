@@ -95,7 +95,8 @@ assert "hours per 10^9 tokens" in p and "dollars per 10^9 tokens" in p and "(log
 assert "llama3-70b" in p and "gpt3-175b" in p and "Pareto front" in p, "legend"
 labels = re.findall(r'font-size="11">#(\d+)</text>', p)
 assert sorted(int(x) - 1 for x in labels) == j["pareto_front"], (labels, j["pareto_front"])
-assert p.count("<circle") == 16, p.count("<circle")
+assert p.count('<circle cx') == 16 + len(j["pareto_front"]), p.count("<circle")  # a dot per answer, a ring per front point
+assert p.count('r="4"') == 16 and p.count('r="7" fill="none"') == len(j["pareto_front"])
 rows = re.findall(r'<tr><td>(\d+)</td><td class="n">', re.search(r'<section id="plans">(.*?)</section>', h, re.S).group(1))
 assert [int(r) for r in rows] == list(range(1, 17)), rows
 PY
@@ -114,6 +115,101 @@ assert a["question"]["seq_len"] == 2048 and a["question"]["objective"] == "step"
 assert j["pareto_front"] == []
 PY
 
+# ---- a serving grid: each answer `serve --top 1`'s plan ----------------------
+cat >"$tmp/sgrid.json" <<'EOF'
+{"command": "serve", "models": ["llama3-8b", "mixtral-8x7b"], "clusters": ["dgx-h100", "dgx-a100-80g"],
+ "gpus": [8, 16], "isl": [2048], "osl": [32], "rate": [8], "ttft_ms": [500], "tpot_ms": [20, 60]}
+EOF
+$P sweep "$tmp/sgrid.json" --json >"$tmp/sj" 2>"$tmp/err" || bad "serve sweep --json failed: $(cat "$tmp/err")"
+$P sweep "$tmp/sgrid.json" --json --threads 1 >"$tmp/sj1" 2>&1
+cmp -s "$tmp/sj" "$tmp/sj1" || bad "serve sweep --json: --threads 1 differs from the default"
+# #13 (mixtral-8x7b on 8 x dgx-a100-80g, TPOT <= 20 ms: missed, serve exits 1) and #4
+$P serve mixtral-8x7b --cluster dgx-a100-80g --gpus 8 --isl 2048 --osl 32 --rate 8 --ttft-ms 500 --tpot-ms 20 \
+    --top 1 --json >"$tmp/s13" 2>"$tmp/e13"
+[ $? -eq 1 ] || bad "serve mixtral-8x7b with TPOT <= 20 ms: not exit 1 (nothing meets the objectives)"
+$P serve llama3-8b --cluster dgx-h100 --gpus 16 --isl 2048 --osl 32 --rate 8 --ttft-ms 500 --tpot-ms 60 \
+    --top 1 --json >"$tmp/s4" 2>&1 || bad "serve llama3-8b failed: $(cat "$tmp/s4")"
+python3 - "$tmp/sj" "$tmp/s13" "$tmp/s4" <<'PY2' || bad "serve sweep --json: not as SPEC section 11 says"
+import itertools, json, sys
+j = json.load(open(sys.argv[1]))
+assert j["questions"] == 16 and len(j["answers"]) == 16
+want = list(itertools.product(["llama3-8b", "mixtral-8x7b"], ["dgx-h100", "dgx-a100-80g"], [8, 16], [2048], [32],
+                              [8.0], [500.0], [20.0, 60.0]))
+price = {"dgx-h100": 12.29, "dgx-a100-80g": 5.12}  # data/clusters.json
+for a, w in zip(j["answers"], want):
+    q = a["question"]
+    assert (q["model"], q["cluster"], q["gpus"], q["isl"], q["osl"], q["rate"], q["ttft_ms"], q["tpot_ms"]) == w, (q, w)
+    assert q["command"] == "serve" and q["load"] == "rate" and q["percentile"] == 90, q
+    assert (q["dtype"], q["kv_dtype"], q["engine"]) == ("bf16", "bf16", "vllm"), q
+    assert len(a["plans"]) == 1, q
+    p = a["plans"][0]
+    for k in ("strategy", "strategy_string", "tp", "pp", "ep", "replicas", "batch", "tokens_per_s",
+              "tokens_per_s_per_gpu", "ttft_ms", "tpot_ms", "ttft_ms_p", "tpot_ms_p", "meets_slo", "memory_GiB", "fits"):
+        assert k in p, k
+    # dollars per 10^6 output tokens: the deployment's price over its tokens/s
+    d = q["gpus"] * price[q["cluster"]] / 3600 / p["tokens_per_s"] * 1e6
+    assert abs(a["dollars_per_million_tokens"] - d) <= 1e-5 * d, (a["dollars_per_million_tokens"], d)
+    assert a["any_meets_slo"] == p["meets_slo"], q
+# the answers serve gives, plan object for plan object
+for path, idx in ((sys.argv[2], 12), (sys.argv[3], 3)):
+    s = json.load(open(path))
+    assert j["answers"][idx]["plans"] == s["plans"], (idx, s["plans"][0]["strategy_string"])
+    assert j["answers"][idx]["candidates_evaluated"] == s["candidates_evaluated"]
+    assert j["answers"][idx]["any_meets_slo"] == s["any_meets_slo"]
+assert not j["answers"][12]["any_meets_slo"] and j["answers"][13]["any_meets_slo"], "TPOT 20 ms missed, 60 met"
+# the front: among answers meeting their objectives, none both sooner (TTFT p90) and cheaper
+ok = [i for i, a in enumerate(j["answers"]) if a["plans"] and a["plans"][0]["meets_slo"]]
+pts = {i: (j["answers"][i]["plans"][0]["ttft_ms_p"], j["answers"][i]["dollars_per_million_tokens"]) for i in ok}
+front = j["pareto_front"]
+assert front == sorted(front) and front and 12 not in front
+def dominated(i):
+    return any(pts[k][0] <= pts[i][0] and pts[k][1] <= pts[i][1] and pts[k] != pts[i] for k in ok)
+for i in ok:
+    if i in front:
+        assert not dominated(i), i
+    elif not dominated(i):
+        assert any(pts[f] == pts[i] for f in front), i
+PY2
+# the table (with the report written): a line per question, then the front
+$P sweep "$tmp/sgrid.json" --report "$tmp/ss.html" >"$tmp/st" 2>"$tmp/err" || bad "serve sweep --report failed: $(cat "$tmp/err")"
+grep -q '^sweep .*sgrid.json: 16 serving questions (2 models x 2 clusters x 2 device counts x 1 prompt length x 1 output length x 1 load x 1 TTFT objective x 2 TPOT objectives)$' "$tmp/st" ||
+    bad "serve sweep: no header line: $(head -n 1 "$tmp/st")"
+[ "$(grep -c '^ *[0-9][0-9]*  [a-z]' "$tmp/st")" -eq 16 ] || bad "serve sweep: not 16 answer lines"
+grep -q '^  13  mixtral-8x7b  *dgx-a100-80g  *8  *2048  *32  *8 req/s  *500  *20 .* no  *[0-9.]*  tp=' "$tmp/st" ||
+    bad "serve sweep: line 13 is not mixtral-8x7b on 8 dgx-a100-80g missing its objectives: $(grep '^  13 ' "$tmp/st")"
+grep -q '^Pareto front, TTFT p90 against dollars per 10^6 output tokens' "$tmp/st" || bad "serve sweep: no front line"
+for pat in 'http:' 'https:' 'src=' '@import' '<link' '<script'; do
+    grep -qiF -- "$pat" "$tmp/ss.html" && bad "serve sweep --report: the report holds \"$pat\""
+done
+python3 - "$tmp/ss.html" "$tmp/sj" <<'PY2' || bad "serve sweep --report: contents not as expected"
+import json, re, sys
+h = open(sys.argv[1]).read()
+j = json.load(open(sys.argv[2]))
+for sec in ("question", "pareto", "plans"):
+    assert '<section id="%s">' % sec in h, sec
+p = re.search(r'<section id="pareto">(.*?)</section>', h, re.S).group(1)
+assert "TTFT p90, ms (log scale)" in p and "dollars per 10^6 output tokens (log scale)" in p
+assert "llama3-8b" in p and "mixtral-8x7b" in p and "Pareto front" in p, "legend"
+labels = re.findall(r'font-size="11">#(\d+)</text>', p)
+assert sorted(int(x) - 1 for x in labels) == j["pareto_front"], (labels, j["pareto_front"])
+met = sum(1 for a in j["answers"] if a["plans"] and a["plans"][0]["meets_slo"])
+assert p.count('r="4"') == met, (p.count('r="4"'), met)  # a dot per answer meeting its objectives
+assert "Answers that miss their objectives (%d) are left out" % (16 - met) in p
+rows = re.findall(r'<tr><td>(\d+)</td><td class="n">', re.search(r'<section id="plans">(.*?)</section>', h, re.S).group(1))
+assert [int(r) for r in rows] == list(range(1, 17)), rows
+PY2
+# a serving question nothing fits: an answer saying why, not a failure
+printf '{"command": "serve", "models": ["llama3.1-405b"], "clusters": ["dgx-a100-80g"], "gpus": [8], "isl": [2048], "osl": [128]}\n' >"$tmp/snf.json"
+$P sweep "$tmp/snf.json" --json >"$tmp/snf" 2>"$tmp/err" || bad "serve sweep with no fit failed: $(cat "$tmp/err")"
+python3 - "$tmp/snf" <<'PY2' || bad "serve sweep: a question nothing fits is not answered as such"
+import json, sys
+j = json.load(open(sys.argv[1]))
+a = j["answers"][0]
+assert a["plans"] == [] and "needs 94.5 GiB of weights per device" in a["no_fit"], a
+assert a["question"]["load"] == "offline" and "rate" not in a["question"], a["question"]
+assert j["pareto_front"] == []
+PY2
+
 # errors in GRID.json: the file, the key and the value; exit 2
 g() { printf '%s\n' "$1" >"$tmp/bad.json"; }
 g '{"models": ["llama3-8b"], "clusters": ["dgx-h100"], "gpus": [8], "global_batch": [64], "gpu": [8]}'
@@ -127,7 +223,33 @@ refused_saying 'global_batch\[0\]: 0 is not a whole number' $P sweep "$tmp/bad.j
 g '{"models": ["llama3-8b"], "clusters": ["dgx-h100"], "gpus": [8], "global_batch": [64], "objective": ["goodput"]}'
 refused_saying 'objective\[0\]: "goodput" is not "step" or "cost"' $P sweep "$tmp/bad.json"
 g '{"command": "serve", "models": ["llama3-8b"], "clusters": ["dgx-h100"], "gpus": [8], "global_batch": [64]}'
-refused_saying 'command: "serve" is not supported by this build' $P sweep "$tmp/bad.json"
+refused_saying 'bad.json:1:[0-9]*: global_batch: \[64\] is a key of plan grids, and this grid asks serving questions' $P sweep "$tmp/bad.json"
+g '{"models": ["llama3-8b"], "clusters": ["dgx-h100"], "gpus": [8], "global_batch": [64], "rate": [4]}'
+refused_saying 'bad.json:1:[0-9]*: rate: \[4\] is a key of serving grids ("command": "serve"), and this grid asks plan' $P sweep "$tmp/bad.json"
+g '{"command": "eval", "models": ["llama3-8b"], "clusters": ["dgx-h100"], "gpus": [8], "global_batch": [64]}'
+refused_saying 'command: "eval" is not "plan" or "serve"' $P sweep "$tmp/bad.json"
+# a serving grid's own keys: file, line, key (with the index) and value
+s() { printf '{"command": "serve", "models": ["llama3-8b"], "clusters": ["dgx-h100"], "gpus": [8], %s}\n' "$1" >"$tmp/bad.json"; }
+s '"osl": [64]'
+refused_saying 'bad.json: isl: is missing' $P sweep "$tmp/bad.json"
+s '"isl": [512, 0], "osl": [64]'
+refused_saying 'bad.json:1:[0-9]*: isl\[1\]: 0 is not a whole number in \[1, 16777216\]' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "rate": [4, -1]'
+refused_saying 'bad.json:1:[0-9]*: rate\[1\]: -1 is not a number in \[1e-09, 1e+06\]' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "tpot_ms": ["fast"]'
+refused_saying 'tpot_ms\[0\]: "fast" is not a number' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "ttft_ms": 500'
+refused_saying 'ttft_ms: 500 is not a list' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "percentile": 95'
+refused_saying 'bad.json:1:[0-9]*: percentile: 95 is not 50, 90 or 99' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "dtype": "fp4"'
+refused_saying 'dtype: "fp4" needs fp4 tensor cores, and cluster dgx-h100 (clusters\[0\]) has h100-sxm-80g' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "kv_dtype": "fp4"'
+refused_saying 'kv_dtype: "fp4" is not "bf16" or "fp8"' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "engine": "tgi"'
+refused_saying 'engine: "tgi" is not "vllm", "sglang" or "trtllm"' $P sweep "$tmp/bad.json"
+s '"isl": [512], "osl": [64], "ttft": [500]'
+refused_saying 'unknown key "ttft"' $P sweep "$tmp/bad.json"
 g '{"models": ["llama3-8b"], "clusters": ["dgx-h100"], "global_batch": [64]}'
 refused_saying 'bad.json: gpus: is missing' $P sweep "$tmp/bad.json"
 g '{"models": [], "clusters": ["dgx-h100"], "gpus": [8], "global_batch": [64]}'
