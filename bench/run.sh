@@ -25,7 +25,8 @@
 #      |step-time error| next to the zero-shot error of the same rows.
 #      Never fails: a group that cannot be calibrated says so in the table.
 #   5. sweep on MPI: bench/bench_sweep.sh -- a 1000-question `partita sweep`
-#      on one process and under `mpirun -np 2`, the speed-up and whether the
+#      of plan questions and a 144-question one of serving questions, each on
+#      one process and under `mpirun -np 2`, the speed-up and whether the
 #      outputs are the same bytes (skipped, saying why, without MPI).
 #
 # Environment: CC, OPT, EXTRA_CFLAGS, EXTRA_LDFLAGS as for make;
@@ -315,9 +316,9 @@ else
 fi
 echo
 sh "$ROOT/bench/serve.sh" "$BUILD" || status=1
-# ---- 5. sweep on MPI: 1000 questions on 1 process and on 2 ranks -----------------
+# ---- 5. sweep on MPI: 1000 plan and 144 serving questions, 1 process and 2 ranks ---
 echo
-echo "== sweep: 1000 questions, 1 process against 2 MPI ranks =="
+echo "== sweep: 1000 plan questions and 144 serving questions, 1 process against 2 MPI ranks =="
 sh bench/bench_sweep.sh "$BUILD" || status=1
 
 exit $status

@@ -32,7 +32,7 @@
 static const cli_opt opts[] = {
     {"json", NULL, "print JSON ({\"questions\", \"answers\": [...]} in grid order) instead of the table"},
     {"report", "FILE.html", "also write a self-contained HTML report with the Pareto front of time (serve: TTFT) against dollars"},
-    {"threads", "T", "search threads per question, 1..1024 (default: the CPUs over the MPI ranks; the answer is the same)"},
+    {"threads", "T", "search threads per plan question, 1..1024 (default: the CPUs over the MPI ranks; the answer is the same; serving questions search on one)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_cmd_sweep = {
