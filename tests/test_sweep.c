@@ -320,6 +320,49 @@ static void test_answer_is_serve(void **state)
     pt_sweep_free(&g);
 }
 
+/* The report's chart draws at most 16 series: a grid of 17 models puts
+ * models 15-17 in one series ("3 other models") and still draws the front,
+ * each of its points labelled (before, the front was the 18th series and
+ * was dropped). */
+static void test_many_models_report(void **state)
+{
+    pt_sweep_grid g;
+    pt_model m[17];
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    char (*args)[256] = calloc(17, sizeof *args), cargs[1][256] = {"dgx-h100"};
+    pt_sweep_answer *a = calloc(17, sizeof *a);
+    pt_diag d;
+    char *html = NULL, want[64];
+    (void)state;
+    assert_non_null(args);
+    assert_non_null(a);
+    memset(&g, 0, sizeof g);
+    memset(m, 0, sizeof m);
+    for (int i = 0; i < 17; i++) {
+        snprintf(m[i].name, sizeof m[i].name, "model-%02d", i);
+        snprintf(args[i], sizeof args[i], "model-%02d", i);
+        /* answer i: (i + 1) hours and (18 - i) dollars: every one on the front */
+        a[i].hours_per_btok = i + 1, a[i].dollars_per_btok = 18 - i, a[i].devices = 8, a[i].seq_len = 4096;
+    }
+    pt_strlcpy(g.file, "grid.json", sizeof g.file);
+    g.model = m, g.model_arg = args, g.cluster = &c, g.cluster_arg = cargs;
+    g.nmodel = 17, g.ncluster = g.ngpus = g.ngbs = g.nseq = g.nobj = 1;
+    g.nisl = g.nosl = g.nrate = g.nttft = g.ntpot = 1;
+    g.gpus[0] = 8, g.gbs[0] = 64, g.n = 17;
+    assert_int_equal(pt_emit_html_sweep(&g, a, &html, &d), PT_OK);
+    assert_non_null(strstr(html, ">model-13</text>"));
+    assert_null(strstr(html, ">model-14</text>")); /* in the legend as ... */
+    assert_non_null(strstr(html, ">3 other models</text>"));
+    assert_non_null(strstr(html, ">Pareto front (labelled: answer #)</text>"));
+    for (int i = 0; i < 17; i++) {
+        snprintf(want, sizeof want, "font-size=\"11\">#%d</text>", i + 1);
+        assert_non_null(strstr(html, want));
+    }
+    free(html);
+    free(a);
+    free(args);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_serve_estimate),
         cmocka_unit_test(test_serve_front),
         cmocka_unit_test(test_answer_is_serve),
+        cmocka_unit_test(test_many_models_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -350,6 +350,15 @@ static void serve_words(const pt_sweep_grid *g, const pt_sweep_answer *a, int64_
     if (g->tpot_ms[q.tpot] > 0 && k < n) snprintf(buf + k, n - k, ", TPOT <= %g ms", g->tpot_ms[q.tpot]);
 }
 
+/* pt_html_xy draws at most 16 series: with more than 15 models, models 15
+ * and on share one series, "N other models". */
+enum { CHART_MODELS = 15 };
+
+static int model_series(const pt_sweep_grid *g, int model)
+{
+    return g->nmodel <= CHART_MODELS || model < CHART_MODELS - 1 ? model : CHART_MODELS - 1;
+}
+
 /* The Pareto chart: every answer with a point (pt_emit_sweep_point), one
  * series of dots per model, then the front as a line, its points labelled
  * with their answer numbers. */
@@ -357,23 +366,26 @@ static void pareto_chart(pt_emit_buf *b, const pt_sweep_grid *g, const pt_sweep_
                          int nf)
 {
     chart_data cd;
-    pt_html_series *ser = calloc((size_t)g->nmodel + 1, sizeof *ser);
+    int nser = g->nmodel <= CHART_MODELS ? g->nmodel : CHART_MODELS;
+    pt_html_series *ser = calloc((size_t)nser + 1, sizeof *ser);
     int64_t used = 0;
     int serve = g->cmd == PT_SWEEP_SERVE;
-    char title[160], xlabel[80];
+    char title[160], xlabel[80], others[48];
     if (!ser || !chart_alloc(&cd, g->n + nf)) {
         free(ser);
         if (ser) chart_free(&cd);
         b->oom = 1;
         return;
     }
+    snprintf(others, sizeof others, "%d other models", g->nmodel - (CHART_MODELS - 1));
     /* one series of dots per model, in grid order, then the front */
-    for (int mi = 0; mi < g->nmodel; mi++) {
+    for (int si = 0; si < nser; si++) {
         int64_t start = used;
         for (int64_t i = 0; i < g->n; i++) {
             char w[600];
             double x, usd;
-            if (pt_sweep_question(g, i).model != mi || !pt_emit_sweep_point(g, &a[i], &x, &usd)) continue;
+            if (model_series(g, pt_sweep_question(g, i).model) != si || !pt_emit_sweep_point(g, &a[i], &x, &usd))
+                continue;
             cd.x[used] = x, cd.y[used] = usd;
             if (serve) {
                 serve_words(g, &a[i], i, w, sizeof w);
@@ -387,8 +399,8 @@ static void pareto_chart(pt_emit_buf *b, const pt_sweep_grid *g, const pt_sweep_
             cd.tp[used] = cd.tip[used];
             used++;
         }
-        ser[mi] = (pt_html_series){g->model[mi].name, (int)(used - start), cd.x + start, cd.y + start, NULL,
-                                   cd.tp + start, 0, 1};
+        ser[si] = (pt_html_series){g->nmodel > CHART_MODELS && si == CHART_MODELS - 1 ? others : g->model[si].name,
+                                   (int)(used - start), cd.x + start, cd.y + start, NULL, cd.tp + start, 0, 1};
     }
     {
         /* the front from fastest to cheapest, each point labelled with its number */
@@ -418,8 +430,8 @@ static void pareto_chart(pt_emit_buf *b, const pt_sweep_grid *g, const pt_sweep_
             }
             free(order);
         }
-        ser[g->nmodel] = (pt_html_series){"Pareto front (labelled: answer #)", (int)(used - start), cd.x + start,
-                                          cd.y + start, cd.lp + start, NULL, 1, 0};
+        ser[nser] = (pt_html_series){"Pareto front (labelled: answer #)", (int)(used - start), cd.x + start,
+                                     cd.y + start, cd.lp + start, NULL, 1, 0};
     }
     if (serve) {
         snprintf(title, sizeof title, "time to first token (p%d) against dollars per 10^6 output tokens, every "
@@ -430,7 +442,7 @@ static void pareto_chart(pt_emit_buf *b, const pt_sweep_grid *g, const pt_sweep_
         pt_html_xy_chart c = {serve ? title : "time against dollars per 10^9 tokens trained, every answer",
                               serve ? xlabel : "hours per 10^9 tokens",
                               serve ? "dollars per 10^6 output tokens" : "dollars per 10^9 tokens", 1, 1,
-                              g->nmodel + 1, ser};
+                              nser + 1, ser};
         pt_html_xy(b, &c);
     }
     chart_free(&cd);
