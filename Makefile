@@ -13,7 +13,7 @@ DEBPKGS := libjansson-dev libcmocka-dev libglpk-dev libgsl-dev pkg-config python
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
            -Wmissing-prototypes -Werror
 OPT     ?= -O2 -g
-CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CFLAGS)
+CFLAGS_ALL = $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(EXTRA_CFLAGS) $(FILE_CFLAGS)
 LDLIBS_ALL = -ljansson -lglpk -lgsl -lgslcblas -lm -lpthread $(EXTRA_LDFLAGS)
 
 # MPI is optional: with OpenMPI's mpicc on the PATH (Debian: libopenmpi-dev,
@@ -90,7 +90,9 @@ $(BUILD)/partita: $(CLI_OBJ) $(BUILD)/libpartita.a $(BUILD)/mpi.flags
 
 # cmd_sweep.o and the binary are rebuilt when MPI comes or goes: mpi.flags
 # holds the choice and changes only with it.
-$(BUILD)/obj/src/cli/cmd_sweep.o: EXTRA_CFLAGS += $(MPI_CFLAGS)
+# (its own variable: `make asan` sets EXTRA_CFLAGS on the command line,
+# which would override a target-specific EXTRA_CFLAGS and drop MPI there)
+$(BUILD)/obj/src/cli/cmd_sweep.o: FILE_CFLAGS = $(MPI_CFLAGS)
 $(BUILD)/obj/src/cli/cmd_sweep.o: $(BUILD)/mpi.flags
 $(BUILD)/mpi.flags: FORCE
 	@mkdir -p $(@D)
