@@ -56,7 +56,8 @@ static double brute(int n, int m, const double *st, const double *xf, const doub
             if (!(c < INFINITY)) continue;
             if (prev >= 0) {
                 x = xf[((size_t)prev * (size_t)m + (size_t)s) * N1 + (size_t)at];
-                if (board[prev] != board[s]) p += net[(size_t)prev * N1 + (size_t)at], c += net[(size_t)s * N1 + (size_t)at];
+                if (board[prev] != board[s])
+                    p += net[(size_t)prev * N1 + (size_t)at], c += net[(size_t)s * N1 + (size_t)at];
             }
             v = brute(n, m, st, xf, net, board, obj, j, s, c, prev >= 0 ? fmax(acc_max, fmax(p, x)) : acc_max,
                       prev >= 0 ? acc_sum + p + x : acc_sum);
@@ -591,8 +592,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dp_brute_force), cmocka_unit_test(test_dp_hand), cmocka_unit_test(test_units),
         cmocka_unit_test(test_npu_fallback),   cmocka_unit_test(test_threads), cmocka_unit_test(test_pools),
-        cmocka_unit_test(test_plans),          cmocka_unit_test(test_net_cpu), cmocka_unit_test(test_halp),    cmocka_unit_test(test_simulated),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_plans),          cmocka_unit_test(test_net_cpu), cmocka_unit_test(test_halp),
+        cmocka_unit_test(test_simulated),      cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

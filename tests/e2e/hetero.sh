@@ -142,6 +142,24 @@ else
     bad "plan --trace on pools: $(cat "$tmp/e")"
 fi
 
+# zero=3 on pools: the search keeps every rank's micro-batches even (each
+# gathers every layer's parameters at each of them), shards the states
+# (less memory than zero=1's best), and uneven shares are refused
+if $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --fix zero=3 --top 1 --json >"$tmp/z3" 2>"$tmp/e" &&
+   $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --fix zero=1 --top 1 --json >"$tmp/z1" 2>"$tmp/e"; then
+    python3 - "$tmp/z3" "$tmp/z1" <<'PY' || bad "plan --fix zero=3 on pools"
+import json, sys
+z3, z1 = (json.load(open(f))["plans"][0] for f in sys.argv[1:3])
+assert z3["strategy"]["zero"] == 3 and "batch_share" not in z3["strategy_string"], z3["strategy_string"]
+assert z3["memory_GiB"]["weights"] < z1["memory_GiB"]["weights"], (z3["memory_GiB"], z1["memory_GiB"])
+assert z3["step_time_s"] >= z1["step_time_s"], (z3["step_time_s"], z1["step_time_s"])
+PY
+else
+    bad "plan --fix zero=3 on pools: $(cat "$tmp/e")"
+fi
+expect2 "zero=3 with uneven shares" "batch_share: zero=3 needs even batch shares" \
+    $P eval llama2-7b --cluster mixed-h100-a100 --strategy "tp=8 zero=3 batch_share=90x4,38x4" --global-batch 512
+
 # bad input: exit 2, the field and the value named
 expect2 "layers sum" "layers sum to 30, not num_layers=32" \
     $P eval llama2-7b --cluster mixed-h100-a100 --strategy "tp=8 pp=2 layers=20,10" --global-batch 512
