@@ -127,7 +127,7 @@ static int explain_best(const pt_model *m, const pt_cluster *c, const pt_job *jo
 int cli_plan_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cluster *c, const pt_space *space,
                    int64_t top)
 {
-    static const char *const no[] = {"tokens", "critical-batch", "target-loss", "export", "out", NULL};
+    static const char *const no[] = {"tokens", "critical-batch", "target-loss", "export", "out", "report", NULL};
     int explain = cli_get(a, "explain") != NULL, keep = (int)top;
     const char *obj = cli_get(a, "objective"), *gb = cli_get(a, "global-batch");
     pt_hsearch_result r;

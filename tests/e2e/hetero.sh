@@ -169,6 +169,10 @@ expect2 "--gpus on pools" "which fix its size at 64" \
     $P eval llama2-7b --cluster mixed-h100-a100 --gpus 32 --strategy "tp=8" --global-batch 512
 expect2 "--export on pools" "--export: not available on a cluster with pools: Megatron-LM, DeepSpeed and torchtitan" \
     $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --export megatron
+# --report was ignored on pools (exit 0, no file): refused, named
+expect2 "--report on pools" "plan --report: not available on a cluster with pools" \
+    $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --report "$tmp/r.html"
+[ -e "$tmp/r.html" ] && bad "--report on pools wrote a file"
 expect2 "MoE on pools" "clusters with pools price dense models only" \
     $P plan mixtral-8x7b --cluster mixed-h100-a100 --global-batch 512
 cat >"$tmp/c.json" <<'JSON'
