@@ -3,8 +3,10 @@
  * of different devices (SPEC section 10): the strategy string's layers= and
  * batch_share=, the search of src/plan/hsearch.c, every plan replayed by the
  * simulator (src/sim/sim_hetero.c), the tables and JSON of
- * src/emit/hetero_out.c, and --explain (the best plan against the best with
- * another value of each key, and against even layers and even shares).  cmd_eval.c and cmd_plan.c hand over here once the
+ * src/emit/hetero_out.c, --trace/--svg (the simulated step's slowest
+ * data-parallel pipeline, sim_hetero.h's events through the timeline
+ * writers), and --explain (the best plan against the best with another value
+ * of each key, and against even layers and even shares).  cmd_eval.c and cmd_plan.c hand over here once the
  * cluster is loaded.
  */
 #include "cli/cli.h"
@@ -17,21 +19,46 @@
 #include <string.h>
 #include <time.h>
 
-/* Options that have no meaning on pools yet: refused, named. */
+/* --trace / --svg: the simulated step of (st, sp) -- its slowest data-parallel
+ * rank's pipeline -- through the timeline writers. */
+static int write_timeline(const cli_args *a, const pt_model *m, const pt_cluster *c, const pt_job *job,
+                          const pt_strategy *st, const pt_split *sp, const pt_hetero *h, const pt_sim_hetero *sim)
+{
+    const char *trace = cli_get(a, "trace"), *svg = cli_get(a, "svg");
+    pt_sim_result r;
+    pt_diag d;
+    pt_status s;
+    int rc;
+    if (!trace && !svg) return 0;
+    if ((s = pt_sim_hetero_events(m, c, job, st, sp, h, sim, &r, &d)) != PT_OK) return cli_fail(s, &d);
+    rc = cli_write_timeline(&r, m, st, trace, svg);
+    pt_sim_free(&r);
+    return rc;
+}
+
+/* Options that have no meaning on pools yet: refused, named.  --export (and
+ * its --out) for a reason of the engines': none that Partita exports to
+ * runs a mixed plan. */
 static int refuse_opts(const cli_args *a, const char *const *names, const char *cmd)
 {
-    for (int i = 0; names[i]; i++)
-        if (cli_get(a, names[i]))
-            return cli_usage("%s --%s: not available on a cluster with pools (SPEC section 10: eval and plan "
-                             "price and search it; --%s is for clusters of one device)",
-                             cmd, names[i], names[i]);
+    for (int i = 0; names[i]; i++) {
+        if (!cli_get(a, names[i])) continue;
+        if (!strcmp(names[i], "export") || !strcmp(names[i], "out"))
+            return cli_usage("%s --%s: not available on a cluster with pools: Megatron-LM, DeepSpeed and "
+                             "torchtitan give every data-parallel rank the same micro-batches and every "
+                             "pipeline stage the same layers (Megatron-LM lets only the first and last "
+                             "differ), so no launch configuration runs a plan's batch_share= and layers=",
+                             cmd, names[i]);
+        return cli_usage("%s --%s: not available on a cluster with pools (SPEC section 10: eval and plan "
+                         "price and search it; --%s is for clusters of one device)",
+                         cmd, names[i], names[i]);
+    }
     return 0;
 }
 
 int cli_eval_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cluster *c, const char *strategy,
                    int simulate)
 {
-    static const char *const no[] = {"trace", "svg", NULL};
     pt_strategy st;
     pt_split sp;
     pt_hetero h;
@@ -41,11 +68,11 @@ int cli_eval_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cl
     unsigned set;
     char *text = NULL;
     int rc;
-    if ((rc = refuse_opts(a, no, "eval")) != 0) return rc;
     if ((s = pt_split_parse(strategy, &st, &set, &sp, &d)) != PT_OK) return cli_fail(s, &d);
     if ((s = pt_split_resolve(&st, set, &sp, m, c, &o->job, &d)) != PT_OK) return cli_fail(s, &d);
     if ((s = pt_hetero_eval(m, c, &o->job, &st, &sp, &h, &d)) != PT_OK) return cli_fail(s, &d);
     if (simulate && (s = pt_sim_hetero_run(m, c, &o->job, &st, &sp, &h, &sim, &d)) != PT_OK) return cli_fail(s, &d);
+    if (simulate && (rc = write_timeline(a, m, c, &o->job, &st, &sp, &h, &sim)) != 0) return rc;
     if (cli_get(a, "json")) {
         if ((s = pt_emit_hetero_eval_json(m, c, &o->job, &st, &sp, &h, simulate ? &sim : NULL, &text, &d)) != PT_OK)
             return cli_fail(s, &d);
@@ -100,8 +127,7 @@ static int explain_best(const pt_model *m, const pt_cluster *c, const pt_job *jo
 int cli_plan_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cluster *c, const pt_space *space,
                    int64_t top)
 {
-    static const char *const no[] = {"tokens", "critical-batch", "target-loss", "export", "out",
-                                     "trace", "svg", NULL};
+    static const char *const no[] = {"tokens", "critical-batch", "target-loss", "export", "out", "report", NULL};
     int explain = cli_get(a, "explain") != NULL, keep = (int)top;
     const char *obj = cli_get(a, "objective"), *gb = cli_get(a, "global-batch");
     pt_hsearch_result r;
@@ -151,8 +177,10 @@ int cli_plan_pools(const cli_args *a, cli_job *o, const pt_model *m, const pt_cl
             pt_hsearch_free(&r);
             return cli_fail(s, &d);
         }
-    rc = 0;
-    if (cli_get(a, "json")) {
+    rc = write_timeline(a, m, c, &o->job, &r.plans[0].st, &r.plans[0].sp, &r.plans[0].h, &sims[0]);
+    if (rc) {
+        /* the files could not be written: nothing printed */
+    } else if (cli_get(a, "json")) {
         if ((s = pt_emit_hetero_search_json(m, c, &o->job, &r, sims, secs, &text, &d)) != PT_OK) rc = cli_fail(s, &d);
         else fputs(text, stdout);
         free(text);

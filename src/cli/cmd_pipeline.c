@@ -40,8 +40,8 @@ static void table(const pt_graph *g, const pt_edge_cluster *c, const pt_pipe_opt
            pt_str_escape(c->name, b, sizeof b), c->nboards, c->nboards == 1 ? "" : "s", c->net_name, o->batch,
            pt_edge_dtype_name(o->dtype),
            o->objective == PT_PIPE_LATENCY ? "latency" : "throughput");
-    printf("%5s  %-32s %6s  %-28s %11s %11s %7s %9s\n", "stage", "device/unit", "layers", "first..last",
-           "compute ms", "transfer ms", "threads", "inter-op");
+    printf("%5s  %-32s %6s  %-28s %11s %11s %11s %7s %9s\n", "stage", "device/unit", "layers", "first..last",
+           "compute ms", "net cpu ms", "transfer ms", "threads", "inter-op");
     for (int k = 0; k < p->nstages; k++) {
         const pt_pipe_stage *s = &p->stage[k];
         const pt_edge_type *t = &c->type[c->board_type[s->board]];
@@ -49,8 +49,8 @@ static void table(const pt_graph *g, const pt_edge_cluster *c, const pt_pipe_opt
         if (s->width > 1) snprintf(dev, sizeof dev, "%s x%d/%s", t->dev.name, s->width, t->unit[s->unit].name);
         else snprintf(dev, sizeof dev, "%s#%d/%s", t->dev.name, s->board, t->unit[s->unit].name);
         snprintf(span, sizeof span, "%s..%s", g->l[s->first].name, g->l[s->last - 1].name);
-        printf("%5d  %-32s %6d  %-28s %11.1f %11.1f %7d %9d%s\n", k, dev, s->last - s->first, span,
-               s->compute_s * 1e3, s->transfer_s * 1e3, s->intra, s->inter,
+        printf("%5d  %-32s %6d  %-28s %11.1f %11.1f %11.1f %7d %9d%s\n", k, dev, s->last - s->first, span,
+               s->compute_s * 1e3, s->net_cpu_s * 1e3, s->transfer_s * 1e3, s->intra, s->inter,
                s->fallback_layers ? "  (+fallback)" : "");
     }
     printf("\n");

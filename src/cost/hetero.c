@@ -340,8 +340,14 @@ pt_status pt_hetero_auto(const pt_model *m, const pt_cluster *c, const pt_job *j
             t[r] = mx;
             if (fabs(t[r] - t[0]) > 1e-12 * t[0]) even = 0;
         }
-        if (even) {
+        /* ZeRO-3: every rank runs as many micro-batches (split.c) */
+        if (even || (st->zero >= 3 && total % D == 0)) {
             sp->nshare = 0;
+        } else if (st->zero >= 3) {
+            free(h);
+            free(t);
+            return pt_diag_set(d, NULL, "zero", "3", "zero=3 needs even batch shares: %lld micro-batches do not "
+                               "split evenly over dp=%d", (long long)total, D);
         } else {
             sp->nshare = D;
             pt_hetero_shares(total, D, t, sp->share);
@@ -408,7 +414,27 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         int first = i == 0, last = i == S - 1;
         int64_t n = pt_hetero_layers(m, st, sp, i);
         double P = pt_cost_stage_params(m, st, first, last, n);
-        if (ndp_i > 1) {
+        if (ndp_i > 1 && st->zero >= 3) {
+            /* ZeRO-3 (cost.c's pricing): each micro-batch gathers the
+             * stage's parameters for its forward and again for its
+             * backward and reduce-scatters its gradients, at the slowest
+             * member's link, hidden but for one bucket a layer behind the
+             * time the stage has for that pass: in a mixed pipeline the
+             * slowest stage's period per micro-batch, shared between the
+             * stage's forward and backward as its own are (a faster stage
+             * gathers while it waits for the slowest; on even stages this
+             * is cost.c's own forward and backward); every rank runs M
+             * micro-batches */
+            double nb = n < 1 ? 1.0 : (double)n, hide = 1.0 - 1.0 / nb, per = 0, own = sf_max[i] + sb_max[i];
+            double ag = pt_coll_time(c, PT_ALLGATHER, (int64_t)(2.0 * P), ndp_i, dp_stride);
+            double rs = pt_coll_time(c, PT_REDUCESCATTER, (int64_t)(2.0 * P), ndp_i, dp_stride);
+            double ef, ebk;
+            for (int k = 0; k < S; k++) per = fmax(per, sf_max[k] + sb_max[k]);
+            ef = fmax(ag - (own > 0 ? per * sf_max[i] / own : 0) * hide, ag * (1.0 - hide));
+            ebk = fmax(ag + rs - (own > 0 ? per * sb_max[i] / own : 0) * hide, (ag + rs) * (1.0 - hide));
+            double e = (ef + ebk) * (double)pt_hetero_mb(st, sp, out->crit);
+            if (e > dp_exp) dp_exp = e;
+        } else if (ndp_i > 1) {
             double nb = n < 1 ? 1.0 : (double)n, g, ag = 0, eg, ea;
             if (st->zero == 0) {
                 g = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(gbytes * P), ndp_i, dp_stride);

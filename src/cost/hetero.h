@@ -32,6 +32,12 @@
  *    priced on the cluster's levels, so at the slowest member's link, and
  *    hidden behind the slowest member's last backward bucket by bucket as in
  *    cost.c), then the optimizer on the slowest device;
+ *  - ZeRO shards over a stage's data-parallel group (zero=1, 2 as above);
+ *    zero=3 gathers the stage's parameters for each micro-batch's forward
+ *    and backward and reduce-scatters its gradients (cost.c's pricing),
+ *    hidden but for a bucket behind the slowest stage's period shared as the
+ *    stage's own forward and backward are, so every rank runs as many
+ *    micro-batches (even shares; split.c refuses uneven ones);
  *  - memory per stage and pool: cost.c's states for the stage's layers,
  *    its activations times the micro-batches the schedule keeps (1f1b:
  *    min(pp - s, b_d); gpipe: b_d), checked against that pool's device.

@@ -2,7 +2,9 @@
  * pipeline_out.c -- `partita pipeline --json` (SPEC section 10): the plan of
  * src/plan/pipeline.h as one JSON object, `samples_per_s`, `latency_ms`,
  * `speedup` and `stages` with the SPEC's keys, and what else the plan says
- * (replicas, the thread-pool settings, the best single unit).
+ * (replicas, the thread-pool settings, the best single unit, each stage's
+ * CPU time on the network stack: net_cpu_ms, inside compute_ms where it
+ * takes the stage's cores).
  * Not here: the human table (src/cli/cmd_pipeline.c).
  */
 #include "emit/pipeline_out.h"
@@ -51,6 +53,7 @@ pt_status pt_emit_pipeline_json(const pt_graph *g, const pt_edge_cluster *c, con
         json_object_set_new(e, "last_layer", json_string(g->l[s->last - 1].name));
         json_object_set_new(e, "compute_ms", json_real(s->compute_s * 1e3));
         json_object_set_new(e, "transfer_ms", json_real(s->transfer_s * 1e3));
+        json_object_set_new(e, "net_cpu_ms", json_real(s->net_cpu_s * 1e3));
         json_object_set_new(e, "threads", json_integer(s->intra));
         json_object_set_new(e, "inter_op", json_integer(s->inter));
         json_object_set_new(e, "default_threads_ms", json_real(s->default_s * 1e3));

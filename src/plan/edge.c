@@ -179,6 +179,7 @@ pt_status pt_edge_type_builtin(const pt_device *dev, pt_edge_type *t, pt_diag *d
         snprintf(path, sizeof path, "devices[%zu].units", i);
         st = units_from_json(&jc, u, path, t);
         json_decref(root);
+        if (st == PT_OK) pt_edge_type_net(t);
         return st;
     }
     json_decref(root);
@@ -193,7 +194,23 @@ pt_status pt_edge_type_builtin(const pt_device *dev, pt_edge_type *t, pt_diag *d
     t->unit[0].tflops[PT_EDGE_INT8] = dev->tflops_fp8 > 0 ? dev->tflops_fp8 : pt_device_tflops(dev, PT_FP16);
     t->unit[0].ops = (1u << PT_G_COUNT) - 1u;
     t->unit[0].fallback = -1;
+    pt_edge_type_net(t);
     return PT_OK;
+}
+
+void pt_edge_type_net(pt_edge_type *t)
+{
+    double copy_Bps = PT_EDGE_COPY_FRAC * t->dev.memory_bw_GBps * 1e9;
+    assert(t);
+    t->net_unit = -1;
+    t->net_s_per_byte = 0;
+    for (int u = 0; u < t->nunits; u++)
+        if (t->unit[u].kind == PT_UNIT_CPU && (t->net_unit < 0 || t->unit[u].ghz > t->unit[t->net_unit].ghz))
+            t->net_unit = u;
+    if (t->net_unit < 0) return;
+    t->net_s_per_byte = PT_EDGE_NET_CYCLES_PER_BYTE / (t->unit[t->net_unit].ghz * 1e9);
+    /* each copy reads and writes every byte */
+    if (copy_Bps > 0) t->net_s_per_byte += PT_EDGE_NET_COPIES * 2.0 / copy_Bps;
 }
 
 /* ---- clusters --------------------------------------------------------------- */

@@ -37,9 +37,25 @@
  * PT_EDGE_*_EFF below, with where each number comes from.
  * The units of one board that run at once share its memory bandwidth
  * evenly (pt_edge_layer_bw_s).
+ *  - prices what moving a tensor over the network costs a board's CPU, per
+ *    byte sent or received (pt_edge_type.net_s_per_byte): the kernel's
+ *    TCP/IP stack at PT_EDGE_NET_CYCLES_PER_BYTE cycles of the board's
+ *    fastest CPU cluster (Foong et al., "TCP performance re-visited",
+ *    ISPASS 2003: the 1 GHz per 1 Gb/s rule of thumb, 8 cycles a byte, which
+ *    they find optimistic on newer cores) plus PT_EDGE_NET_COPIES copies in
+ *    the framework (a tensor into a message and out of it, a layer's
+ *    segments into one tensor) at one core's copy rate (PT_EDGE_COPY_FRAC
+ *    of the board's memory bandwidth).  A Raspberry Pi 4: 8 / 1.5 GHz +
+ *    2 x 2 / 5.5 GB/s = 6.06 ns a byte, so sending at gigabit Ethernet's
+ *    117.5 MB/s keeps 0.71 of a core busy.  plan/pipeline.c charges it to
+ *    the stage on the CPU cluster that runs the stack (net_unit): a stage
+ *    using every core loses that time (a static thread pool waits for its
+ *    slowest thread at each operator's barrier), a stage that leaves a core
+ *    idle hides it there.  A device without CPU units (a datacenter GPU on
+ *    RDMA) pays nothing.
  * What it does not: decide the stages (plan/pipeline.c), power or thermal
- * throttling, or contention for the cores between a unit's computation and
- * the network stack.
+ * throttling (a Pi 4 at 80 C drops its clock; a single inference of about
+ * a second does not get there, and split work heats each board less).
  */
 #ifndef PT_PLAN_EDGE_H
 #define PT_PLAN_EDGE_H
@@ -70,6 +86,16 @@
 #define PT_EDGE_MEM_EFF 0.7
 /* Fraction of a board's memory its stages may take (the OS keeps the rest). */
 #define PT_EDGE_MEM_USABLE 0.9
+/* The network stack's CPU work per byte sent or received (see the header):
+ * cycles of the kernel's TCP/IP path (Foong et al., ISPASS 2003, 1 GHz per
+ * 1 Gb/s), framework copies per byte (assumed: serialising into a message
+ * and out of it, or assembling a layer's segments), and one core's copy rate
+ * as a fraction of the board's memory bandwidth (a Raspberry Pi 4's
+ * single-threaded STREAM Copy, 5527 MB/s of reads and writes against its
+ * 12.8 GB/s: sci-pi.org.uk/bench/stream.html). */
+#define PT_EDGE_NET_CYCLES_PER_BYTE 8.0
+#define PT_EDGE_NET_COPIES 2.0
+#define PT_EDGE_COPY_FRAC 0.43
 
 #define PT_EDGE_MAX_UNITS 8
 #define PT_EDGE_MAX_BOARDS 256
@@ -95,6 +121,10 @@ typedef struct pt_edge_type {
     pt_device dev;          /* the board: memory, bandwidth                   */
     int nunits;
     pt_edge_unit unit[PT_EDGE_MAX_UNITS];
+    int net_unit;           /* the CPU cluster running the network stack (its
+                             * fastest clock), -1 = none (RDMA, no CPU unit) */
+    double net_s_per_byte;  /* its CPU seconds per byte sent or received over
+                             * the network, e.g. 6.06e-9 (Pi 4); 0 = none    */
 } pt_edge_type;
 
 typedef struct pt_edge_cluster {
@@ -137,6 +167,8 @@ double pt_edge_layer_s(const pt_glayer *l, const pt_edge_type *t, int u, pt_edge
 double pt_edge_layer_bw_s(const pt_glayer *l, const pt_edge_type *t, int u, pt_edge_dtype dt, double samples,
                           int intra, int inter, double share, double bw_frac, double chip_Bps,
                           double chip_latency_s);
+/* Fills t->net_unit and t->net_s_per_byte from its units (see the header). */
+void pt_edge_type_net(pt_edge_type *t);
 /* Bytes of one sample of layer l's output in the dtype. */
 double pt_edge_out_bytes(const pt_glayer *l, pt_edge_dtype dt);
 

@@ -62,8 +62,13 @@ pt_status pt_hsearch(const pt_model *m, const pt_cluster *c, const pt_job *job, 
                     continue;
                 for (int rc = PT_RC_NONE; rc <= PT_RC_FULL; rc++) {
                     if (!pt_space_allows(space, PT_D_RECOMPUTE, rc)) continue;
-                    for (int z = 0; z <= 1; z++) {
+                    for (int z = 0; z <= 3; z++) {
                         pt_diag scratch;
+                        /* zero=2 prices as zero=1 with less memory: tried
+                         * only when the space leaves out zero=1; zero=3
+                         * (even shares, per-micro-batch gathers) where a
+                         * data-parallel group shards */
+                        if (z >= 2 && pt_space_allows(space, PT_D_ZERO, 1) && (z == 2 || dp64 == 1)) continue;
                         unsigned set = PT_K_TP | PT_K_PP | PT_K_DP | PT_K_CP | PT_K_MBS | PT_K_RECOMPUTE |
                                        PT_K_ZERO | PT_K_SCHEDULE;
                         if (!pt_space_allows(space, PT_D_ZERO, z) || !pt_space_allows(space, PT_D_CP, 1) ||

@@ -18,6 +18,8 @@
 #define PIPE_MAX_SPLIT 8
 /* Combinations of unit subsets (one per kind of board) tried in full. */
 #define PIPE_MAX_SUBSETS 64
+/* Points of each of the two grids over a split layer's partitioning ratio. */
+#define PIPE_SPLIT_GRID 32
 
 static int popcount(unsigned v)
 {
@@ -39,58 +41,67 @@ static int better(dpv x, dpv y)
     return x.a < y.a * (1 - 1e-12) || (x.a <= y.a * (1 + 1e-12) && x.b < y.b * (1 - 1e-12));
 }
 
-double pt_pipe_dp(int n, int m, const double *stage, const double *xfer, pt_pipe_objective obj, int *cut_unit,
-                  int *cut_first, int *cut_last, int *nst)
+double pt_pipe_dp(int n, int m, pt_pipe_busy_fn busy, const void *ctx, const double *xfer, const double *net,
+                  const int *board, pt_pipe_objective obj, int *cut_unit, int *cut_first, int *cut_last, int *nst)
 {
-    size_t N1 = (size_t)n + 1, cells = (size_t)m * N1;
+    size_t N1 = (size_t)n + 1, cells = (size_t)m * N1 * 2;
     dpv *f = malloc(cells * sizeof *f), best = {INFINITY, INFINITY};
     int *fs = malloc(cells * sizeof *fs), *fi = malloc(cells * sizeof *fi), bs = -1;
-    assert(n >= 1 && m >= 1 && stage && xfer && nst);
+    assert(n >= 1 && m >= 1 && busy && xfer && nst);
     *nst = 0;
     if (!f || !fs || !fi) {
         free(f), free(fs), free(fi);
         return INFINITY;
     }
     for (size_t q = 0; q < cells; q++) f[q].a = f[q].b = INFINITY, fs[q] = -1, fi[q] = -1;
-#define ST(s, i, j) stage[((size_t)(s) * N1 + (size_t)(i)) * N1 + (size_t)(j)]
+    /* f[s][j][o]: the best pipeline of layers [0, j) whose last stage is unit
+     * s, o = 1 when the stage after it is on another board (s then also
+     * spends net[s][j] sending), 0 when it is on s's board or there is none */
+#define CELL(s, j, o) (((size_t)(s) * N1 + (size_t)(j)) * 2 + (size_t)(o))
 #define XF(sp, s, i) xfer[((size_t)(sp) * (size_t)m + (size_t)(s)) * N1 + (size_t)(i)]
+#define NET(s, i) (net ? net[(size_t)(s) * N1 + (size_t)(i)] : 0.0)
+#define APART(a, b) (board ? board[a] != board[b] : (a) != (b))
     for (int s = 0; s < m; s++)
-        for (int j = 1; j <= n; j++) {
-            dpv *cur = &f[(size_t)s * N1 + (size_t)j];
-            double c0 = ST(s, 0, j);
-            /* the first stage */
-            if (c0 < INFINITY) {
-                dpv v = obj == PT_PIPE_THROUGHPUT ? (dpv){c0, c0} : (dpv){c0, c0};
-                if (better(v, *cur)) *cur = v, fs[(size_t)s * N1 + (size_t)j] = -1, fi[(size_t)s * N1 + (size_t)j] = 0;
-            }
-            for (int i = 1; i < j; i++) {
-                double c = ST(s, i, j);
-                if (!(c < INFINITY)) continue;
-                for (int sp = 0; sp < s; sp++) {
-                    dpv prev = f[(size_t)sp * N1 + (size_t)i], v;
-                    double x;
-                    if (!(prev.a < INFINITY)) continue;
-                    x = XF(sp, s, i);
-                    if (obj == PT_PIPE_THROUGHPUT) {
-                        double bn = prev.a > c ? prev.a : c;
-                        v.a = bn > x ? bn : x;
-                        v.b = prev.b + x + c;
-                    } else {
-                        double bn = prev.b > c ? prev.b : c;
-                        v.a = prev.a + x + c;
-                        v.b = bn > x ? bn : x;
+        for (int j = 1; j <= n; j++)
+            for (int o = 0; o <= (j < n); o++) {
+                size_t q = CELL(s, j, o);
+                double out = o ? NET(s, j) : 0.0, c0 = busy(ctx, s, 0, j, out);
+                /* the first stage */
+                if (c0 < INFINITY) {
+                    dpv v = {c0, c0};
+                    if (better(v, f[q])) f[q] = v, fs[q] = -1, fi[q] = 0;
+                }
+                for (int i = 1; i < j; i++) {
+                    /* its time with the predecessor on its board, or not */
+                    double cs = busy(ctx, s, i, j, out), cn = busy(ctx, s, i, j, out + NET(s, i));
+                    if (!(cs < INFINITY) && !(cn < INFINITY)) continue;
+                    for (int sp = 0; sp < s; sp++) {
+                        int apart = APART(sp, s);
+                        dpv prev = f[CELL(sp, i, apart)], v;
+                        double x, c = apart ? cn : cs;
+                        if (!(prev.a < INFINITY) || !(c < INFINITY)) continue;
+                        x = XF(sp, s, i);
+                        if (obj == PT_PIPE_THROUGHPUT) {
+                            double bn = prev.a > c ? prev.a : c;
+                            v.a = bn > x ? bn : x;
+                            v.b = prev.b + x + c;
+                        } else {
+                            double bn = prev.b > c ? prev.b : c;
+                            v.a = prev.a + x + c;
+                            v.b = bn > x ? bn : x;
+                        }
+                        if (better(v, f[q])) f[q] = v, fs[q] = sp, fi[q] = i;
                     }
-                    if (better(v, *cur)) *cur = v, fs[(size_t)s * N1 + (size_t)j] = sp, fi[(size_t)s * N1 + (size_t)j] = i;
                 }
             }
-        }
     for (int s = 0; s < m; s++)
-        if (better(f[(size_t)s * N1 + (size_t)n], best)) best = f[(size_t)s * N1 + (size_t)n], bs = s;
+        if (better(f[CELL(s, n, 0)], best)) best = f[CELL(s, n, 0)], bs = s;
     if (bs >= 0) {
-        int k = 0, s = bs, j = n, tu[PT_PIPE_MAX_STAGES], tf[PT_PIPE_MAX_STAGES], tl[PT_PIPE_MAX_STAGES];
+        int k = 0, s = bs, j = n, o = 0, tu[PT_PIPE_MAX_STAGES], tf[PT_PIPE_MAX_STAGES], tl[PT_PIPE_MAX_STAGES];
         while (s >= 0 && k < PT_PIPE_MAX_STAGES) {
-            int i = fi[(size_t)s * N1 + (size_t)j], sp = fs[(size_t)s * N1 + (size_t)j];
+            int i = fi[CELL(s, j, o)], sp = fs[CELL(s, j, o)];
             tu[k] = s, tf[k] = i, tl[k] = j, k++;
+            if (sp >= 0) o = APART(sp, s);
             j = i, s = sp;
         }
         for (int q = 0; q < k; q++) {
@@ -100,8 +111,10 @@ double pt_pipe_dp(int n, int m, const double *stage, const double *xfer, pt_pipe
         }
         *nst = k;
     }
-#undef ST
+#undef CELL
 #undef XF
+#undef NET
+#undef APART
     free(f), free(fs), free(fi);
     return best.a;
 }
@@ -116,6 +129,7 @@ typedef struct pipe_ctx {
     double *cut_bytes;   /* [n + 1] bytes per sample crossing cut i          */
     double *wprefix;     /* [n + 1] weight bytes of layers [0, i)             */
     double *act;         /* [n] bytes per sample of layer i's input + output  */
+    double *in_bytes;    /* [n] bytes per sample of layer i's input            */
 } pipe_ctx;
 
 /* A slot: one unit of one board (or of w boards splitting the stage). */
@@ -124,7 +138,9 @@ typedef struct slot {
 } slot;
 
 /* The thread settings a unit tries: (intra, inter) with intra x inter <= cores
- * and inter <= batch; one setting (1, 1) off CPUs. */
+ * and inter <= batch, each inter with the most intra that fits, and the
+ * settings that leave one core to the network stack; one setting (1, 1) off
+ * CPUs. */
 static int combos(const pt_edge_unit *u, int batch, int *intra, int *inter)
 {
     int k = 0;
@@ -134,8 +150,22 @@ static int combos(const pt_edge_unit *u, int batch, int *intra, int *inter)
     }
     for (int j = 1; j <= u->cores && j <= batch; j++)
         for (int t = 1; t * j <= u->cores && k < PIPE_MAX_COMBOS; t++)
-            if (t * j == u->cores || (t + 1) * j > u->cores) intra[k] = t, inter[k] = j, k++;
+            if (t * j == u->cores || (t + 1) * j > u->cores || t * j == u->cores - 1)
+                intra[k] = t, inter[k] = j, k++;
     return k;
+}
+
+/* A stage's time per batch on unit u of board type t with thread setting
+ * (intra, inter), computing for comp_s while its board's CPU spends net_s on
+ * the network stack: the stack runs on the cluster t->net_unit; when the
+ * stage is on that cluster and uses every core, each operator waits for the
+ * thread the stack interrupts (added); with a core idle, or on another unit,
+ * the stack runs beside it (the larger of the two). */
+static double with_net(const pt_edge_type *t, int u, int intra, int inter, double comp_s, double net_s)
+{
+    if (!(net_s > 0)) return comp_s;
+    if (u == t->net_unit && intra * inter >= t->unit[u].cores) return comp_s + net_s;
+    return comp_s > net_s ? comp_s : net_s;
 }
 
 /* Prefix sums of a unit's layer times for each thread setting. */
@@ -148,12 +178,80 @@ typedef struct unit_prices {
     int *fb;             /* [n + 1] prefix count of fallback layers           */
 } unit_prices;
 
+/* Input bytes per sample that a segment of share r of layer v needs: all of
+ * it when the segment is a share of the output features (one row), whole
+ * samples' keys and values for attention, a convolution's rows plus its
+ * receptive field's halo (kernel - stride rows, HALP's receptive-field
+ * segmentation), else its share. */
+static double seg_in_bytes(const pipe_ctx *x, int v, double r)
+{
+    const pt_glayer *l = &x->g->l[v];
+    double in = x->in_bytes[v], B = x->o->batch;
+    if (l->ngemm > 0 && l->gm[0] * B * r < 1.0) return in;
+    if (l->op == PT_G_ATTENTION) return in * fmin(1.0, fmax(r, 1.0 / B));
+    if (l->op == PT_G_CONV && !l->seq && l->nin >= 1 && l->h > 0) {
+        const pt_glayer *p = &x->g->l[l->in[0]];
+        double k = p->c > 0 ? round(sqrt(l->gk[0] * l->gbatch[0] / (double)p->c)) : 1.0;
+        double stride = fmax(1.0, round((double)p->h / (double)l->h));
+        double rows = r * (double)l->h * stride + (k > stride ? k - stride : 0.0);
+        return p->h > 0 ? in * fmin(1.0, rows / (double)p->h) : in * r;
+    }
+    return in * r;
+}
+
+/* One layer split over w boards of one kind, as HALP (arXiv 2211.13778) and
+ * MoDNN run it: a host board holds the layer's input; it sends each of the
+ * w - 1 secondaries its segment (share r of the output rows, seg_in_bytes of
+ * the input) one after another over its link, computes its own share
+ * 1 - (w - 1) r meanwhile, and gathers the secondaries' outputs as they come
+ * back, so that it holds the next layer's input.  A secondary receives,
+ * computes and sends back in turn; the host's sends and receives cost its
+ * CPU while it computes (with_net); each message pays the link's latency
+ * and moves at the wire's rate or the CPU's, whichever is slower.  The
+ * partitioning ratio r is HALP's knob: the best in [0, 1/(w-1)] (0: the host
+ * alone, no transfers). */
+static double split_layer_s(const pipe_ctx *x, int type, int unit, int intra, int inter, int v, int w, int busy)
+{
+    const pt_edge_type *t = &x->c->type[type];
+    const pt_glayer *l = &x->g->l[v];
+    const pt_edge_cluster *c = x->c;
+    double B = x->o->batch, out = pt_edge_out_bytes(l, x->o->dtype) * B, cpb = t->net_s_per_byte;
+    double best = pt_edge_layer_bw_s(l, t, unit, x->o->dtype, B, intra, inter, 1.0, 1.0 / busy, c->chip_Bps,
+                                     c->chip_latency_s);
+    double lo = 0, hi = 1.0 / (w - 1), rbest = 0;
+    if (l->op == PT_G_INPUT) return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        /* a grid over [lo, hi], then a finer one around the best point */
+        double step = (hi - lo) / PIPE_SPLIT_GRID;
+        for (int q = 0; q <= PIPE_SPLIT_GRID; q++) {
+            double r = lo + step * q, r0 = 1.0 - (w - 1) * r, I, O, th, ts, tin, tout, e = 0, done;
+            if (!(r > 0)) continue;
+            I = seg_in_bytes(x, v, r) * B, O = r * out;
+            th = r0 > 1e-12 ? pt_edge_layer_bw_s(l, t, unit, x->o->dtype, B, intra, inter, r0, 1.0 / busy,
+                                                  c->chip_Bps, c->chip_latency_s)
+                            : 0.0;
+            ts = pt_edge_layer_bw_s(l, t, unit, x->o->dtype, B, intra, inter, r, 1.0 / busy, c->chip_Bps,
+                                    c->chip_latency_s);
+            tin = fmax(I / c->net_Bps, cpb * I), tout = fmax(O / c->net_Bps, cpb * O);
+            for (int k = 1; k < w; k++) {
+                double arrive = k * tin + c->net_latency_s;
+                e = fmax(arrive + ts, e) + tout + c->net_latency_s;
+            }
+            done = fmax(with_net(t, unit, intra, inter, th, cpb * (w - 1) * (I + O)), e);
+            if (done < best) best = done, rbest = r;
+        }
+        lo = fmax(0.0, rbest - step), hi = fmin(1.0 / (w - 1), rbest + step);
+        if (!(rbest > 0)) break;
+    }
+    return best;
+}
+
 static int price_unit(const pipe_ctx *x, int type, int unit, int width, int busy, unit_prices *up)
 {
     const pt_edge_type *t = &x->c->type[type];
     const pt_edge_unit *u = &t->unit[unit];
     int n = x->n;
-    double B = x->o->batch, eb = pt_edge_elem_bytes(x->o->dtype);
+    double B = x->o->batch;
     up->type = type, up->unit = unit, up->width = width, up->busy = busy;
     up->ncombo = combos(u, x->o->batch, up->intra, up->inter);
     up->pre = malloc((size_t)up->ncombo * (size_t)(n + 1) * sizeof *up->pre);
@@ -167,20 +265,16 @@ static int price_unit(const pipe_ctx *x, int type, int unit, int width, int busy
         p[0] = 0;
         for (int v = 0; v < n; v++) {
             const pt_glayer *l = &x->g->l[v];
-            double s = pt_edge_layer_bw_s(l, t, unit, x->o->dtype, B, up->intra[k], up->inter[k], 1.0 / width,
-                                          1.0 / busy, x->c->chip_Bps, x->c->chip_latency_s);
-            if (width > 1 && l->op != PT_G_INPUT) {
-                /* the segments' exchange, overlapped with the compute */
-                double ex = (width - 1.0) / width * pt_edge_out_bytes(l, x->o->dtype) * B / x->c->net_Bps;
-                s = (s > ex ? s : ex) + x->c->net_latency_s;
-            }
+            double s = width > 1 ? split_layer_s(x, type, unit, up->intra[k], up->inter[k], v, width, busy)
+                                 : pt_edge_layer_bw_s(l, t, unit, x->o->dtype, B, up->intra[k], up->inter[k], 1.0,
+                                                      1.0 / busy, x->c->chip_Bps, x->c->chip_latency_s);
             p[v + 1] = p[v] + s;
         }
     }
-    (void)eb;
     return 0;
 }
 
+/* Layers [i, j) on one unit with its best thread setting (no network). */
 static double stage_time(const unit_prices *up, int n, int i, int j, int *best)
 {
     double b = INFINITY;
@@ -214,6 +308,39 @@ static double stage_mem(const pipe_ctx *x, int i, int j)
     return x->wprefix[j] - x->wprefix[i] + a * x->o->batch;
 }
 
+/* What the DP's busy() needs of one order's slots. */
+typedef struct order_ctx {
+    const pipe_ctx *x;
+    const slot *sl;
+    const unit_prices *ups;
+    const int *slot_up;   /* [m] the slot's prices                           */
+    const int *jmax;      /* [m][n + 1] the last layer end that fits from i  */
+    int n;
+} order_ctx;
+
+/* A stage's best time per batch over its unit's thread settings (with_net),
+ * the setting in *combo; INFINITY when [i, j) does not fit its memory. */
+static double stage_busy(const order_ctx *oc, int s, int i, int j, double net_s, int *combo)
+{
+    const unit_prices *up = &oc->ups[oc->slot_up[s]];
+    const pt_edge_type *t = &oc->x->c->type[up->type];
+    size_t N1 = (size_t)oc->n + 1;
+    double b = INFINITY;
+    if (j > oc->jmax[(size_t)s * N1 + (size_t)i]) return INFINITY;
+    for (int k = 0; k < up->ncombo; k++) {
+        const double *p = up->pre + (size_t)k * N1;
+        double v = with_net(t, up->unit, up->intra[k], up->inter[k], p[j] - p[i], net_s);
+        if (v < b) b = v, *combo = k;
+    }
+    return b;
+}
+
+static double busy_cb(const void *ctx, int s, int i, int j, double net_s)
+{
+    int k = 0;
+    return stage_busy(ctx, s, i, j, net_s, &k);
+}
+
 /* One DP over slots[0..m) (an order of one replica's units); fills *p's
  * stages when it beats *p (compared by the objective). */
 static int solve_order(const pipe_ctx *x, const slot *sl, int m, int replicas, unit_prices *ups, int nup,
@@ -221,52 +348,71 @@ static int solve_order(const pipe_ctx *x, const slot *sl, int m, int replicas, u
 {
     int n = x->n, units[PT_PIPE_MAX_STAGES], first[PT_PIPE_MAX_STAGES], last[PT_PIPE_MAX_STAGES], nst = 0;
     size_t N1 = (size_t)n + 1;
-    double *st = malloc((size_t)m * N1 * N1 * sizeof *st), *xf = malloc((size_t)m * (size_t)m * N1 * sizeof *xf);
-    int *slot_up = malloc((size_t)m * sizeof *slot_up), per_board[PT_EDGE_MAX_BOARDS] = {0};
+    double *xf = malloc((size_t)m * (size_t)m * N1 * sizeof *xf), *net = malloc((size_t)m * N1 * sizeof *net);
+    int *slot_up = malloc((size_t)m * sizeof *slot_up), *jmax = malloc((size_t)m * N1 * sizeof *jmax);
+    int per_board[PT_EDGE_MAX_BOARDS] = {0}, bid[PIPE_MAX_SLOTS];
     double B = x->o->batch, bott = 0, lat = 0, dflt_bott = 0, tput;
     const pt_edge_cluster *c = x->c;
-    if (!st || !xf || !slot_up) {
-        free(st), free(xf), free(slot_up);
+    order_ctx oc = {x, sl, ups, slot_up, jmax, n};
+    if (!xf || !net || !slot_up || !jmax) {
+        free(xf), free(net), free(slot_up), free(jmax);
         return -1;
     }
     for (int s = 0; s < m; s++) per_board[sl[s].board]++;
     for (int s = 0; s < m; s++) {
         const pt_edge_type *t = &c->type[sl[s].type];
         double cap = t->dev.memory_GiB * 1073741824.0 * PT_EDGE_MEM_USABLE / per_board[sl[s].board];
-        int k = 0;
+        /* units of one board pass tensors through its memory; a stage split
+         * over boards sends over the network */
+        bid[s] = sl[s].width == 1 ? sl[s].board : PT_EDGE_MAX_BOARDS + s;
         slot_up[s] = find_prices(ups, nup, sl[s].type, sl[s].unit, sl[s].width, per_board[sl[s].board]);
-        for (size_t q = 0; q < N1 * N1; q++) st[(size_t)s * N1 * N1 + q] = INFINITY;
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j <= n; j++)
-                if (stage_mem(x, i, j) / sl[s].width <= cap)
-                    st[((size_t)s * N1 + (size_t)i) * N1 + (size_t)j] = stage_time(&ups[slot_up[s]], n, i, j, &k);
+        /* a stage's memory grows with its end: the last end that fits */
+        for (int i = 0, j = 0; i <= n; i++) {
+            if (j < i) j = i;
+            while (j < n && stage_mem(x, i, j + 1) / sl[s].width <= cap) j++;
+            jmax[(size_t)s * N1 + (size_t)i] = j;
+        }
+        for (int i = 0; i <= n; i++) net[(size_t)s * N1 + (size_t)i] = t->net_s_per_byte * x->cut_bytes[i] * B;
+    }
+    for (int s = 0; s < m; s++)
         for (int sp = 0; sp < m; sp++)
             for (int i = 0; i <= n; i++) {
-                int chip = sl[sp].board == sl[s].board && sl[sp].width == 1 && sl[s].width == 1;
-                double bw = chip ? c->chip_Bps : c->net_Bps, l = chip ? c->chip_latency_s : c->net_latency_s;
-                xf[((size_t)sp * (size_t)m + (size_t)s) * N1 + (size_t)i] = l + x->cut_bytes[i] * B / bw;
+                double bytes = x->cut_bytes[i] * B, *q = &xf[((size_t)sp * (size_t)m + (size_t)s) * N1 + (size_t)i];
+                if (bid[sp] == bid[s]) {
+                    *q = c->chip_latency_s + bytes / c->chip_Bps;
+                } else {
+                    /* the wire, or the slower of the two ends' network stacks */
+                    double w = bytes / c->net_Bps;
+                    w = fmax(w, fmax(net[(size_t)sp * N1 + (size_t)i], net[(size_t)s * N1 + (size_t)i]));
+                    *q = c->net_latency_s + w;
+                }
             }
-    }
-    pt_pipe_dp(n, m, st, xf, x->o->objective, units, first, last, &nst);
+    pt_pipe_dp(n, m, busy_cb, &oc, xf, net, bid, x->o->objective, units, first, last, &nst);
     if (nst > 0) {
         pt_pipe_plan q;
         memset(&q, 0, sizeof q);
         q.replicas = replicas, q.nstages = nst;
         for (int k = 0; k < nst; k++) {
             pt_pipe_stage *g = &q.stage[k];
-            const unit_prices *up = &ups[slot_up[units[k]]];
-            const pt_edge_unit *u = &c->type[up->type].unit[up->unit];
+            int s = units[k];
+            const unit_prices *up = &ups[slot_up[s]];
+            const pt_edge_type *t = &c->type[up->type];
+            const pt_edge_unit *u = &t->unit[up->unit];
             int cb = 0, dk = 0;
-            g->board = sl[units[k]].board, g->width = sl[units[k]].width, g->unit = sl[units[k]].unit;
+            double ns = 0, dflt;
+            if (k > 0 && bid[units[k - 1]] != bid[s]) ns += net[(size_t)s * N1 + (size_t)first[k]];
+            if (k + 1 < nst && bid[units[k + 1]] != bid[s]) ns += net[(size_t)s * N1 + (size_t)last[k]];
+            g->board = sl[s].board, g->width = sl[s].width, g->unit = sl[s].unit;
             g->first = first[k], g->last = last[k];
-            g->compute_s = stage_time(up, n, first[k], last[k], &cb);
+            g->net_cpu_s = ns;
+            g->compute_s = stage_busy(&oc, s, first[k], last[k], ns, &cb);
             g->intra = up->intra[cb], g->inter = up->inter[cb];
             /* the vendors' default: every core on one operator, one at a time */
             for (int z = 0; z < up->ncombo; z++)
                 if (up->intra[z] == (u->kind == PT_UNIT_CPU ? u->cores : 1) && up->inter[z] == 1) dk = z;
-            g->default_s = up->pre[(size_t)dk * N1 + (size_t)last[k]] - up->pre[(size_t)dk * N1 + (size_t)first[k]];
-            g->transfer_s = k + 1 < nst ? xf[((size_t)units[k] * (size_t)m + (size_t)units[k + 1]) * N1 +
-                                             (size_t)last[k]]
+            dflt = up->pre[(size_t)dk * N1 + (size_t)last[k]] - up->pre[(size_t)dk * N1 + (size_t)first[k]];
+            g->default_s = with_net(t, up->unit, up->intra[dk], up->inter[dk], dflt, ns);
+            g->transfer_s = k + 1 < nst ? xf[((size_t)s * (size_t)m + (size_t)units[k + 1]) * N1 + (size_t)last[k]]
                                         : 0;
             g->mem_bytes = stage_mem(x, first[k], last[k]) / g->width;
             g->fallback_layers = up->fb[last[k]] - up->fb[first[k]];
@@ -289,7 +435,7 @@ static int solve_order(const pipe_ctx *x, const slot *sl, int m, int replicas, u
             *have = 1;
         }
     }
-    free(st), free(xf), free(slot_up);
+    free(xf), free(net), free(slot_up), free(jmax);
     return 0;
 }
 
@@ -335,8 +481,9 @@ pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const 
     x.cut_bytes = calloc((size_t)n + 1, sizeof *x.cut_bytes);
     x.wprefix = calloc((size_t)n + 1, sizeof *x.wprefix);
     x.act = calloc((size_t)n, sizeof *x.act);
+    x.in_bytes = calloc((size_t)n, sizeof *x.in_bytes);
     last_use = malloc((size_t)n * sizeof *last_use);
-    if (!x.cut_bytes || !x.wprefix || !x.act || !last_use || !ups) {
+    if (!x.cut_bytes || !x.wprefix || !x.act || !x.in_bytes || !last_use || !ups) {
         st = pt_diag_set(d, NULL, NULL, NULL, "out of memory");
         goto out;
     }
@@ -349,6 +496,7 @@ pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const 
         const pt_glayer *l = &g->l[v];
         double in = 0;
         for (int k = 0; k < l->nin; k++) in += pt_edge_out_bytes(&g->l[l->in[k]], o->dtype);
+        x.in_bytes[v] = in;
         x.act[v] = in + pt_edge_out_bytes(l, o->dtype);
         x.wprefix[v + 1] = x.wprefix[v] + l->params * eb;
         for (int cut = v + 1; cut <= last_use[v]; cut++) x.cut_bytes[cut] += pt_edge_out_bytes(l, o->dtype);
@@ -498,6 +646,6 @@ pt_status pt_pipe_plan_graph(const pt_graph *g, const pt_edge_cluster *c, const 
 out:
     if (ups) free_prices(ups, nup);
     free(ups);
-    free(x.cut_bytes), free(x.wprefix), free(x.act), free(last_use);
+    free(x.cut_bytes), free(x.wprefix), free(x.act), free(x.in_bytes), free(last_use);
     return st;
 }

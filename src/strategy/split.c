@@ -190,10 +190,6 @@ pt_status pt_split_resolve(pt_strategy *st, unsigned set, pt_split *sp, const pt
     p.gbs = (int64_t)mbs * p.dp;
     ps |= PT_K_PP | PT_K_DP | PT_K_GBS | PT_K_MBS;
     if ((s = pt_strategy_resolve(&p, ps, m, c, job, d)) != PT_OK) return s;
-    if (p.zero > 2) {
-        snprintf(v, sizeof v, "%d", p.zero);
-        return refuse_bit(d, PT_K_ZERO, v, "zero=%d: on a cluster with pools zero is 0, 1 or 2", p.zero);
-    }
     if (p.offload != PT_OFF_NONE)
         return refuse_bit(d, PT_K_OFFLOAD, p.offload == PT_OFF_OPTIMIZER ? "optimizer" : "params",
                           "offload: a cluster with pools is priced without offload");
@@ -205,7 +201,17 @@ pt_status pt_split_resolve(pt_strategy *st, unsigned set, pt_split *sp, const pt
             return refuse_bit(d, PT_K_DP, v, "batch_share has %d entries but dp=%d (one per data-parallel rank)",
                               sp->nshare, dp);
         }
-        for (int i = 0; i < sp->nshare; i++) sum += sp->share[i];
+        for (int i = 0; i < sp->nshare; i++) {
+            sum += sp->share[i];
+            /* ZeRO-3 gathers every layer's parameters at each micro-batch
+             * across the data-parallel group: every rank runs as many */
+            if (p.zero >= 3 && sp->share[i] != sp->share[0] && snprintf(v, sizeof v, "%d", sp->share[i]) > 0)
+                return split_refuse(d, "batch_share", v, 0,
+                                    "batch_share: zero=3 needs even batch shares (every data-parallel rank gathers "
+                                    "each layer's parameters at each of its micro-batches, so all run as many): "
+                                    "rank %d has %d, rank 0 %d; give zero<=2 or even shares",
+                                    i, sp->share[i], sp->share[0]);
+        }
         gbs = sum * mbs;
         if ((set & PT_K_GBS) && st->gbs != gbs) {
             snprintf(v, sizeof v, "%lld", (long long)st->gbs);

@@ -109,6 +109,57 @@ else
     bad "plan on mixed-a100-40g-v100: $(cat "$tmp/e")"
 fi
 
+# --trace / --svg on pools: the simulated step's slowest data-parallel
+# pipeline drawn by the timeline writers -- a row per stage named after the
+# layers the split gives it, 128 micro-batches' F and B on each, the step
+# the simulator reports (eval --json's simulated_step_time_s)
+if $P eval llama2-7b --cluster mixed-h100-a100 --strategy "tp=8 pp=2 layers=20,12" --global-batch 512 \
+    --trace "$tmp/t.json" --svg "$tmp/t.svg" >"$tmp/o" 2>"$tmp/e" &&
+   $P eval llama2-7b --cluster mixed-h100-a100 --strategy "tp=8 pp=2 layers=20,12" --global-batch 512 \
+    --simulate --json >"$tmp/j" 2>"$tmp/e"; then
+    python3 - "$tmp/t.json" "$tmp/j" <<'PY' || bad "eval --trace on pools: not the simulated step"
+import json, sys
+t, j = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+names = [e["args"]["name"] for e in t["traceEvents"] if e["name"] == "process_name"]
+assert names == ["stage 0 (layers 0-19, embedding)", "stage 1 (layers 20-31, output layer)"], names
+ops = [e for e in t["traceEvents"] if e.get("ph") == "X" and e["tid"] == 0 and e["name"][0] in "FB"]
+assert len(ops) == 2 * 2 * 128, len(ops)
+assert all(e["name"].endswith("L0-19") for e in ops if e["pid"] == 0), ops[0]
+assert any(e.get("ph") == "X" and e["tid"] == 1 for e in t["traceEvents"]), "no sends"
+o = t["otherData"]
+assert o["pp"] == 2 and o["microbatches"] == 128, o
+assert abs(o["step_time_s"] - j["simulated_step_time_s"]) <= 1e-6 * j["simulated_step_time_s"], (o, j)
+PY
+    head -c 4 "$tmp/t.svg" | grep -q "<svg" || bad "eval --svg on pools: not an SVG"
+    grep -q "stage 1 (layers 20-31" "$tmp/t.svg" || bad "eval --svg on pools: no row for stage 1"
+else
+    bad "eval --trace/--svg on pools: $(cat "$tmp/e")"
+fi
+if $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --top 1 --trace "$tmp/p.json" >"$tmp/o" 2>"$tmp/e"; then
+    python3 -c "import json,sys; t=json.load(open(sys.argv[1])); assert any(e.get('ph') == 'X' for e in t['traceEvents'])" \
+        "$tmp/p.json" || bad "plan --trace on pools: no events"
+else
+    bad "plan --trace on pools: $(cat "$tmp/e")"
+fi
+
+# zero=3 on pools: the search keeps every rank's micro-batches even (each
+# gathers every layer's parameters at each of them), shards the states
+# (less memory than zero=1's best), and uneven shares are refused
+if $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --fix zero=3 --top 1 --json >"$tmp/z3" 2>"$tmp/e" &&
+   $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --fix zero=1 --top 1 --json >"$tmp/z1" 2>"$tmp/e"; then
+    python3 - "$tmp/z3" "$tmp/z1" <<'PY' || bad "plan --fix zero=3 on pools"
+import json, sys
+z3, z1 = (json.load(open(f))["plans"][0] for f in sys.argv[1:3])
+assert z3["strategy"]["zero"] == 3 and "batch_share" not in z3["strategy_string"], z3["strategy_string"]
+assert z3["memory_GiB"]["weights"] < z1["memory_GiB"]["weights"], (z3["memory_GiB"], z1["memory_GiB"])
+assert z3["step_time_s"] >= z1["step_time_s"], (z3["step_time_s"], z1["step_time_s"])
+PY
+else
+    bad "plan --fix zero=3 on pools: $(cat "$tmp/e")"
+fi
+expect2 "zero=3 with uneven shares" "batch_share: zero=3 needs even batch shares" \
+    $P eval llama2-7b --cluster mixed-h100-a100 --strategy "tp=8 zero=3 batch_share=90x4,38x4" --global-batch 512
+
 # bad input: exit 2, the field and the value named
 expect2 "layers sum" "layers sum to 30, not num_layers=32" \
     $P eval llama2-7b --cluster mixed-h100-a100 --strategy "tp=8 pp=2 layers=20,10" --global-batch 512
@@ -116,8 +167,12 @@ expect2 "layers not a count" "layers: \"x\" is not a count" \
     $P eval llama2-7b --cluster mixed-h100-a100 --strategy "tp=8 pp=2 layers=x" --global-batch 512
 expect2 "--gpus on pools" "which fix its size at 64" \
     $P eval llama2-7b --cluster mixed-h100-a100 --gpus 32 --strategy "tp=8" --global-batch 512
-expect2 "--export on pools" "--export: not available on a cluster with pools" \
+expect2 "--export on pools" "--export: not available on a cluster with pools: Megatron-LM, DeepSpeed and torchtitan" \
     $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --export megatron
+# --report was ignored on pools (exit 0, no file): refused, named
+expect2 "--report on pools" "plan --report: not available on a cluster with pools" \
+    $P plan llama2-7b --cluster mixed-h100-a100 --global-batch 512 --report "$tmp/r.html"
+[ -e "$tmp/r.html" ] && bad "--report on pools wrote a file"
 expect2 "MoE on pools" "clusters with pools price dense models only" \
     $P plan mixtral-8x7b --cluster mixed-h100-a100 --global-batch 512
 cat >"$tmp/c.json" <<'JSON'
