@@ -361,6 +361,28 @@ static void test_fsdp_selective_activations(void **state)
     assert_true(4096.0 * (67584.0 + 128.0) < (double)pt_cost_layer_activation_bytes(&m, &j, &st));
 }
 
+/* A MoE layer's routed rows: Megatron-Core weights each row by its router
+ * probability inside the expert activation and keeps the fp32 probability
+ * (4 bytes) where an engine that weights the outputs after the MLP keeps
+ * the output (2h bytes).  qwen3-30b-a3b (h 2048, topk 8), s 4096, b 1, tp 1,
+ * balanced routing (load 1): 4096*8 rows, each 2*2048 - 4 = 4092 bytes
+ * apart. */
+static void test_moe_rows_megatron(void **state)
+{
+    pt_model m = th_model("qwen3-30b-a3b");
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st;
+    double meg, fsdp;
+    (void)state;
+    j.moe_imbalance = 1.0;
+    st = th_strategy("tp=1 pp=1 dp=8 ep=8 mbs=1 zero=1", &m, &c, &j);
+    meg = (double)pt_cost_layer_activation_bytes(&m, &j, &st);
+    j.engine = PT_ENGINE_FSDP;
+    fsdp = (double)pt_cost_layer_activation_bytes(&m, &j, &st);
+    th_near_rel(fsdp - meg, 4096.0 * 8.0 * (2.0 * 2048.0 - 4.0), 1e-9, "Megatron keeps probabilities, not outputs");
+}
+
 /* Gradients in bf16 (NeMo's performance recipes, grad_reduce_in_fp32 =
  * False): 2 bytes per parameter instead of 4, and a gradient reduce-scatter
  * of half the bytes (so no longer). */
@@ -854,6 +876,7 @@ static void test_moe_load(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_moe_rows_megatron),
         cmocka_unit_test(test_model_flops_gpt3),
         cmocka_unit_test(test_hw_flops_full_recompute),
         cmocka_unit_test(test_hfu_at_most_one),

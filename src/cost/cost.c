@@ -504,8 +504,8 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
          * (every layer is priced as one): the shared experts' MLP split by t
          * like a dense one; per routed row (Te*topk*etp rows, times the load
          * factor) its permuted input 2h, the expert MLP 4f or 6f gated at
-         * f = moe_ffn/etp, its output 2h; fp32 router probabilities 4E per
-         * token. */
+         * f = moe_ffn/etp, its output 2h (Megatron-Core: its probability,
+         * 4 bytes, instead); fp32 router probabilities 4E per token. */
         double at = (double)m->heads;
         double dqk = m->mla ? (double)(m->qk_nope + m->qk_rope) : d, dv = m->mla ? (double)m->v_head : d;
         double qkv = m->mla ? 2.0 * at * (2.0 * dqk + dv) : 2.0 * (double)(m->heads + 2 * m->kv_heads) * d;
@@ -514,8 +514,17 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
         if (m->experts > 0) {
             double Te = st->sp ? sq * b / t : sq * b, rows = Te * (double)m->topk * st->etp * pt_cost_moe_load(job);
             double fe = (double)m->moe_ffn / st->etp;
+            /* per routed row after the expert MLP: Megatron-Core weights
+             * each row by its router probability inside the expert's
+             * activation (experts.py, activation_func_with_probs: the
+             * permuted fp32 probability, 4 bytes, is kept) and un-permutes
+             * by a plain sum that keeps nothing; an engine that weights the
+             * expert outputs after the MLP (the Hugging Face MoE blocks that
+             * FSDP runs) keeps each output, 2h */
+            double out = job->engine == PT_ENGINE_MEGATRON ? 4.0 : 2.0 * h;
             mlp = ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->shared_ffn / t * sq * b +
-                  rows * ((4.0 - f8) * h + ((m->gated_mlp ? 6.0 : 4.0) - f8) * fe) + Te * (double)m->experts * 4.0;
+                  rows * ((2.0 - f8) * h + out + ((m->gated_mlp ? 6.0 : 4.0) - f8) * fe) +
+                  Te * (double)m->experts * 4.0;
         } else {
             mlp = ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->ffn / t * sq * b;
         }

@@ -33,7 +33,7 @@
  *    catalog lacks; balanced routing ("fake balanced", "router force load
  *    balancing"); a row with no parallel sizes at all is priced at the
  *    search's best strategy for it (pt_search_engine), recompute and cp as
- *    the row gives them.
+ *    the row gives them (and tp, pp where the notes give them).
  * Metrics: iter_time_s; tflops_per_gpu (with Narayanan's 96*B*s*l*h^2 FLOP
  * count for that paper's rows -- its eq. 3, used for every number it reports --
  * else model FLOPs);
@@ -286,7 +286,8 @@ have:
         c->dev.attn_eff = k->attn_eff;
         c->dev.mem_eff = k->mem_eff;
         c->dev.kernel_us = k->kernel_us;
-        for (int j = 0; j < c->nlevels; j++) c->level[j].efficiency = k->level_eff[j];
+        for (int j = 0; j < c->nlevels; j++) /* 0: the catalog's (tools/fit.c --hold-links) */
+            if (k->level_eff[j] > 0) c->level[j].efficiency = k->level_eff[j];
     }
     if (n < c->level[0].size) {
         c->nlevels = 1;
@@ -476,7 +477,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
          * else the planner's best for the run (the published number is
          * a tuned run's: Narayanan's 175B on 1024 GPUs states none) */
         if (note_tp_pp(notes, &tp, &pp)) {
-            add_assumed(r, "tp, pp from the notes");
+            /* the rest of the configuration the planner's best with them */
+            searched = 2;
+            add_assumed(r, "tp, pp from the notes, the rest the planner's best");
         } else {
             tp = pp = 1;
             searched = 1;
@@ -674,7 +677,8 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
          * count includes the recompute pass), and no context parallelism
          * where the row's cp column is blank or 1 */
         {
-            unsigned pin = PT_K_CP | (f[C_RECOMPUTE][0] ? PT_K_RECOMPUTE : 0u);
+            unsigned pin = PT_K_CP | (f[C_RECOMPUTE][0] ? PT_K_RECOMPUTE : 0u) |
+                           (searched == 2 ? PT_K_TP | PT_K_PP : 0u);
             pt_space_pin(&o.space, &st, pin);
         }
         if (pt_search_engine(&m, &c, &job, &o, &sr, &d) != PT_OK) {

@@ -52,7 +52,7 @@ typedef struct pt_vresult {
 /* Efficiency constants to use instead of the catalog's (for fitting them). */
 typedef struct pt_vcalib {
     double gemm_eff, gemm_half_GFLOP, attn_eff, mem_eff, kernel_us;
-    double level_eff[PT_MAX_LEVELS]; /* per cluster level, innermost first */
+    double level_eff[PT_MAX_LEVELS]; /* per cluster level, innermost first; 0: the catalog's */
 } pt_vcalib;
 
 /* Validates a published-runs CSV given as text; file names it in errors.

@@ -89,7 +89,7 @@ if "skipped" in rows[8] or " ep=64 " not in rows[8].get("strategy", ""):
     bad.append("GPT-OSS 120B: ep_size 64 not read: %s" % rows[8])
 if not priced(4):
     bad.append("Kimi K2 not priced as the catalog's kimi-k2: %s" % rows[4])
-if not priced(15) or "tp=8 pp=6 dp=2 " not in rows[15]["strategy"] or "from the notes" not in rows[15].get("assumed", ""):
+if not priced(15) or "tp=8 pp=6 dp=2 " not in rows[15]["strategy"] or "from the notes" not in rows[15].get("assumed", "") or not rows[15]["fits"]:
     bad.append("notes' TP8 PP6 not read: %s" % rows[15])
 if not priced(16) or "planner's best" not in rows[16].get("assumed", "") or "recompute=full" not in rows[16]["strategy"]:
     bad.append("row without tp/pp not priced at the planner's best (recompute as the row says): %s" % rows[16])
