@@ -21,8 +21,10 @@
  * (tests/e2e/fit.sh uses a few).  --device takes a comma-separated list
  * (one set of constants for a generation: "b200,b300,gb200,gb300"),
  * --start PREFIX starts from another device's catalog constants (the
- * Hopper ones for Blackwell), and --hold-links leaves every cluster's link
- * efficiencies at the catalog's (clusters of several kinds in one fit).  Prints the constants (with their
+ * Hopper ones for Blackwell), --hold-gemm leaves every device's GEMM
+ * efficiency at the catalog's (the measured matmul rate of each part, which
+ * tests/test_roofline.c bounds) and --hold-links every cluster's link
+ * efficiencies (clusters of several kinds in one fit).  Prints the constants (with their
  * standard errors and which were held), the rows skipped as another
  * device's, and the error on each half.  It is a tool for the
  * maintainers, not part of partita; the numbers it printed are what
@@ -65,6 +67,7 @@ typedef struct data {
 #define IRLS_FLOOR 0.005
 
 static int hold_links; /* --hold-links: each cluster keeps its own link efficiencies */
+static int hold_gemm;  /* --hold-gemm: each device keeps its own (measured) GEMM efficiency */
 
 static void to_calib(const double *x, pt_vcalib *k)
 {
@@ -78,6 +81,7 @@ static void to_calib(const double *x, pt_vcalib *k)
     k->level_eff[1] = x[6];
     k->level_eff[2] = x[6];
     k->level_eff[3] = x[6];
+    if (hold_gemm) k->gemm_eff = 0; /* 0: validate keeps the device's own */
     if (hold_links) /* 0: validate keeps the catalog cluster's own */
         for (int j = 0; j < PT_MAX_LEVELS; j++) k->level_eff[j] = 0;
 }
@@ -255,6 +259,10 @@ int main(int argc, char **argv)
             start = argv[++i];
             continue;
         }
+        if (!strcmp(argv[i], "--hold-gemm")) {
+            hold_gemm = 1;
+            continue;
+        }
         if (!strcmp(argv[i], "--hold-links")) {
             hold_links = 1;
             continue;
@@ -276,7 +284,7 @@ int main(int argc, char **argv)
         D.file[D.nfiles++] = argv[i];
     }
     if (!D.nfiles) {
-        fprintf(stderr, "usage: fit [--device PREFIX[,PREFIX...]] [--start PREFIX] [--hold-links] "
+        fprintf(stderr, "usage: fit [--device PREFIX[,PREFIX...]] [--start PREFIX] [--hold-gemm] [--hold-links] "
                         "[--iterations N] RUNS.csv ...\n");
         return 2;
     }
@@ -292,7 +300,7 @@ int main(int argc, char **argv)
         prm[j].value = x0[j] < lo[j] ? lo[j] : x0[j] > hi[j] ? hi[j] : x0[j];
         prm[j].lo = lo[j];
         prm[j].hi = hi[j];
-        prm[j].candidate = !(hold_links && j >= 5);
+        prm[j].candidate = !(hold_links && j >= 5) && !(hold_gemm && j == 0);
     }
     if (!(D.irls = malloc((size_t)D.n * sizeof *D.irls)) || !(D.file_w = malloc((size_t)D.n * sizeof *D.file_w)) ||
         !(rr = malloc((size_t)D.n * sizeof *rr)))

@@ -406,6 +406,19 @@ collectives:
         o->cp_f += step / (double)(cpn - 1);
         o->cp_b += step / (double)(cpn - 1);
     }
+    /* Megatron-Core's --overlap-moe-expert-parallel-comm (the moe_recipes'
+     * "EP overlap", DeepSeek-V3 report section 3.2.1's idea in 1F1B): the
+     * forward of one micro-batch and the backward of another run as one
+     * interleaved pair, each one's dispatch and combine under the other's
+     * compute, so a layer's pair costs max(compute, all-to-all) and only the
+     * all-to-all beyond the pair's compute is exposed (split between forward
+     * and backward as the all-to-all is). */
+    if (moe && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) {
+        double comm = o->ep_f + o->ep_b, comp = o->f + o->b;
+        double keep = comm > comp ? (comm - comp) / comm : 0.0;
+        o->ep_f *= keep;
+        o->ep_b *= keep;
+    }
     /* Host dispatch: every operator costs the CPU kernel_us to launch, and a
      * layer cannot run faster than its launches (small models and small
      * micro-batches are launch-bound in eager PyTorch).  Operators counted:

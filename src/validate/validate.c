@@ -281,7 +281,7 @@ static int build_cluster(vcache *vc, const char *gpu, int64_t n, const pt_vcalib
     }
 have:
     if (k) {
-        c->dev.gemm_eff = k->gemm_eff;
+        if (k->gemm_eff > 0) c->dev.gemm_eff = k->gemm_eff; /* 0: the device's own (fit --hold-gemm) */
         c->dev.gemm_half_GFLOP = k->gemm_half_GFLOP;
         c->dev.attn_eff = k->attn_eff;
         c->dev.mem_eff = k->mem_eff;
@@ -620,6 +620,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * ("router force load balancing"): every expert gets its even share */
     if (pt_str_has_ci(notes, "fake balanced") || pt_str_has_ci(notes, "force load balancing"))
         job.moe_imbalance = 1.0;
+    /* the moe_recipes' "EP overlap": Megatron-Core's
+     * --overlap-moe-expert-parallel-comm */
+    job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;
     /* NeMo's pretraining recipes run Megatron-Core's distributed optimizer
      * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
      * row that leaves zero_stage blank ran it */

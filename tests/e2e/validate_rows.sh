@@ -23,7 +23,8 @@
 # - blank tp/pp: the notes' "TP8 PP6", else the planner's best strategy for
 #   the row (said in "assumed"); "GBS=280 per DP replica" with dp 8 is 2240;
 # - "router force load balancing" prices experts evenly loaded (faster than
-#   the default 1.25 imbalance).
+#   the default 1.25 imbalance), and "EP overlap" the expert all-to-all
+#   under compute (faster again).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -49,6 +50,7 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,GPT-530B,530,105,20480,128,128,81920,2048,51200,,,A100-SXM4-80GB,2240,8,35,8,,,,,,selective,yes,,mfu,54.2,GBS not given (runs used GBS=280 per DP replica)"
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,mxfp8; mock data"
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,\"mxfp8; mock data, router force load balancing\""
+    echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,\"mxfp8; features: HybridEP; EP overlap; mock data, router force load balancing\""
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -97,6 +99,8 @@ if not priced(17) or "gbs=2240 " not in rows[17]["strategy"]:
     bad.append("GBS per DP replica not read: %s" % rows[17])
 if not priced(18) or not priced(19) or not rows[19]["predicted"] < rows[18]["predicted"]:
     bad.append("force load balancing not read: %s against %s" % (rows[19], rows[18]))
+if not priced(20) or not rows[20]["predicted"] < rows[19]["predicted"]:
+    bad.append("EP overlap not read: %s against %s" % (rows[20], rows[19]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
