@@ -200,6 +200,47 @@ static double attn_len(const pt_model *m, double s)
     return ((L - wl) * causal_keys(s, 0) + wl * causal_keys(s, (double)m->window)) / L;
 }
 
+/* Probability that a token's topk experts, drawn without repeats from E
+ * spread evenly over the ranks, all miss a given set of `held` experts. */
+static double miss_all(double E, double held, double topk)
+{
+    double p = 1.0;
+    for (double i = 0; i < topk; i += 1.0) p *= E - held - i > 0 ? (E - held - i) / (E - i) : 0.0;
+    return p;
+}
+
+/* A deduplicating dispatcher's all-to-all (DeepEP, Liu et al. 2024 /
+ * deepseek-ai/DeepEP; Megatron-Core's HybridEP): a token goes once to each
+ * rank that holds one of its experts (not once per expert), and across
+ * nodes once to each node (RDMA), the node forwarding it to its ranks over
+ * NVLink.  With g ranks of the ep group per NVLink domain and N = ep/g
+ * domains, per token of tok bytes: NVLink carries one copy per distinct
+ * other rank, (ep-1)(1 - miss(E/ep)), the network one per distinct other
+ * node, (N-1)(1 - miss(g E/ep)); the two run at once, the slower sets the
+ * time.  Routing is taken as uniform (the row's force-balanced or fake
+ * balanced gate). */
+static double dedup_a2a(const pt_model *m, const pt_cluster *c, const pt_strategy *st, double tok)
+{
+    int64_t ep = pt_strategy_group_size(st, PT_GROUP_EP), stride = pt_strategy_stride(st, PT_GROUP_EP);
+    int64_t g = c->level[0].size / stride, N;
+    double E = (double)m->experts, e = E / (double)ep, k = (double)m->topk, t_nv = 0, t_net = 0;
+    if (ep <= 1) return 0.0;
+    if (g < 1) g = 1;
+    if (g > ep) g = ep;
+    if (ep % g) g = 1; /* groups that do not tile the domains: every rank its own */
+    N = ep / g;
+    if (g > 1) {
+        double copies = (double)(ep - 1) * (1.0 - miss_all(E, e, k));
+        t_nv = pt_coll_time(c, PT_ALLTOALL, bytes_i64(tok * copies * (double)g / (double)(g - 1)), g, stride);
+    }
+    if (N > 1) {
+        double copies = (double)(N - 1) * (1.0 - miss_all(E, e * (double)g, k));
+        t_net = pt_coll_time(c, PT_ALLTOALL, bytes_i64(tok * copies * (double)N / (double)(N - 1)), N,
+                             stride * g);
+    }
+    return t_nv > t_net ? t_nv : t_net;
+}
+
 /* The MoE block of one layer for one micro-batch on this device: router,
  * shared experts, routed experts as grouped GEMMs, permutation, and the
  * token dispatcher's all-to-all (Megatron-Core MoEAlltoAllTokenDispatcher).
@@ -246,6 +287,7 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
         double bytes = Te * k * hd * 2.0 * lf; /* bf16 activations each way */
         double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_EP),
                                   pt_strategy_stride(st, PT_GROUP_EP));
+        if (job->moe_dedup_dispatch) a2a = dedup_a2a(m, c, st, Te * hd * 2.0 * lf);
         double gat = st->etp > 1 ? pt_coll_time(c, PT_ALLGATHER, bytes_i64(bytes * st->etp),
                                                 pt_strategy_group_size(st, PT_GROUP_ETP),
                                                 pt_strategy_stride(st, PT_GROUP_ETP))

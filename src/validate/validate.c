@@ -623,6 +623,10 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     /* the moe_recipes' "EP overlap": Megatron-Core's
      * --overlap-moe-expert-parallel-comm */
     job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;
+    /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
+     * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
+     * once per rank and node, not once per expert */
+    job.moe_dedup_dispatch = pt_str_has_ci(notes, "DeepEP") || pt_str_has_ci(notes, "HybridEP");
     /* NeMo's pretraining recipes run Megatron-Core's distributed optimizer
      * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
      * row that leaves zero_stage blank ran it */

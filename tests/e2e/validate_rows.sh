@@ -23,8 +23,9 @@
 # - blank tp/pp: the notes' "TP8 PP6", else the planner's best strategy for
 #   the row (said in "assumed"); "GBS=280 per DP replica" with dp 8 is 2240;
 # - "router force load balancing" prices experts evenly loaded (faster than
-#   the default 1.25 imbalance), and "EP overlap" the expert all-to-all
-#   under compute (faster again).
+#   the default 1.25 imbalance), "EP overlap" the expert all-to-all under
+#   compute (faster again), and "DeepEP" a token sent once per rank and node
+#   (faster than once per expert).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -51,6 +52,8 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,mxfp8; mock data"
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,\"mxfp8; mock data, router force load balancing\""
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,\"mxfp8; features: HybridEP; EP overlap; mock data, router force load balancing\""
+    echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; mock data, router force load balancing\""
+    echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: DeepEP; mock data, router force load balancing\""
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -101,6 +104,8 @@ if not priced(18) or not priced(19) or not rows[19]["predicted"] < rows[18]["pre
     bad.append("force load balancing not read: %s against %s" % (rows[19], rows[18]))
 if not priced(20) or not rows[20]["predicted"] < rows[19]["predicted"]:
     bad.append("EP overlap not read: %s against %s" % (rows[20], rows[19]))
+if not priced(21) or not priced(22) or not rows[22]["predicted"] < rows[21]["predicted"]:
+    bad.append("DeepEP not read: %s against %s" % (rows[22], rows[21]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
