@@ -320,6 +320,9 @@ typedef struct pt_job {
     int moe_a2a_overlap;   /* 1: the expert all-to-all of one micro-batch runs
                               under another's compute (Megatron-Core's
                               --overlap-moe-expert-parallel-comm); 0: exposed */
+    int tp_comm_overlap;   /* 1: tensor-parallel collectives run under the GEMMs
+                              they feed (Megatron's --tp-comm-overlap, TE
+                              userbuffers); 0: exposed                       */
     int moe_dedup_dispatch; /* 1: the dispatcher sends a token once per rank and
                               node it goes to (DeepEP, Megatron-Core's HybridEP);
                               0: once per expert (the all-to-all dispatcher) */

@@ -427,6 +427,19 @@ collectives:
         double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
         o->tp_f = n_ar * ar;
         o->tp_b = n_ar * ar;
+        /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers,
+         * Wang et al. ASPLOS'23 "Overlap communication with dependent
+         * computation"): each all-gather and reduce-scatter is split into
+         * chunks, one per tp rank, that run under the GEMM consuming or
+         * producing them: the first chunk of an all-gather (the last of a
+         * reduce-scatter) has no GEMM beside it, and of the rest only what
+         * the layer's GEMMs cannot cover is exposed */
+        if (job->tp_comm_overlap) {
+            double one_f = o->tp_f / (double)tpn, one_b = o->tp_b / (double)tpn;
+            double rest_f = o->tp_f - one_f, rest_b = o->tp_b - one_b;
+            o->tp_f = one_f + (rest_f > f ? rest_f - f : 0.0);
+            o->tp_b = one_b + (rest_b > bw ? rest_b - bw : 0.0);
+        }
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds; a sliding layer

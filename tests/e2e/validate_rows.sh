@@ -25,7 +25,8 @@
 # - "router force load balancing" prices experts evenly loaded (faster than
 #   the default 1.25 imbalance), "EP overlap" the expert all-to-all under
 #   compute (faster again), and "DeepEP" a token sent once per rank and node
-#   (faster than once per expert).
+#   (faster than once per expert); "TP comm overlap" the tensor-parallel
+#   collectives under the GEMMs (faster).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -54,6 +55,8 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,\"mxfp8; features: HybridEP; EP overlap; mock data, router force load balancing\""
     echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; mock data, router force load balancing\""
     echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: DeepEP; mock data, router force load balancing\""
+    echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8"
+    echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8; TP comm overlap"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -106,6 +109,8 @@ if not priced(20) or not rows[20]["predicted"] < rows[19]["predicted"]:
     bad.append("EP overlap not read: %s against %s" % (rows[20], rows[19]))
 if not priced(21) or not priced(22) or not rows[22]["predicted"] < rows[21]["predicted"]:
     bad.append("DeepEP not read: %s against %s" % (rows[22], rows[21]))
+if not priced(23) or not priced(24) or not rows[24]["predicted"] < rows[23]["predicted"]:
+    bad.append("TP comm overlap not read: %s against %s" % (rows[24], rows[23]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
