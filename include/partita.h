@@ -317,6 +317,15 @@ typedef struct pt_job {
                               (NeMo's performance recipes,
                               grad_reduce_in_fp32=False); 0: fp32 (Megatron-LM's
                               default with bf16 or fp8, the default here)    */
+    int moe_a2a_overlap;   /* 1: the expert all-to-all of one micro-batch runs
+                              under another's compute (Megatron-Core's
+                              --overlap-moe-expert-parallel-comm); 0: exposed */
+    int tp_comm_overlap;   /* 1: tensor-parallel collectives run under the GEMMs
+                              they feed (Megatron's --tp-comm-overlap, TE
+                              userbuffers); 0: exposed                       */
+    int moe_dedup_dispatch; /* 1: the dispatcher sends a token once per rank and
+                              node it goes to (DeepEP, Megatron-Core's HybridEP);
+                              0: once per expert (the all-to-all dispatcher) */
 } pt_job;
 
 /* Default load of the busiest device's experts over the even share, for

@@ -361,6 +361,105 @@ static void test_fsdp_selective_activations(void **state)
     assert_true(4096.0 * (67584.0 + 128.0) < (double)pt_cost_layer_activation_bytes(&m, &j, &st));
 }
 
+/* A MoE layer's routed rows: Megatron-Core weights each row by its router
+ * probability inside the expert activation and keeps the fp32 probability
+ * (4 bytes) where an engine that weights the outputs after the MLP keeps
+ * the output (2h bytes).  qwen3-30b-a3b (h 2048, topk 8), s 4096, b 1, tp 1,
+ * balanced routing (load 1): 4096*8 rows, each 2*2048 - 4 = 4092 bytes
+ * apart. */
+static void test_moe_rows_megatron(void **state)
+{
+    pt_model m = th_model("qwen3-30b-a3b");
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st;
+    double meg, fsdp;
+    (void)state;
+    j.moe_imbalance = 1.0;
+    st = th_strategy("tp=1 pp=1 dp=8 ep=8 mbs=1 zero=1", &m, &c, &j);
+    meg = (double)pt_cost_layer_activation_bytes(&m, &j, &st);
+    j.engine = PT_ENGINE_FSDP;
+    fsdp = (double)pt_cost_layer_activation_bytes(&m, &j, &st);
+    th_near_rel(fsdp - meg, 4096.0 * 8.0 * (2.0 * 2048.0 - 4.0), 1e-9, "Megatron keeps probabilities, not outputs");
+}
+
+/* Megatron-Core's --overlap-moe-expert-parallel-comm: a layer's forward and
+ * another micro-batch's backward run as a pair, the all-to-all under the
+ * compute, so the pair costs max(compute, all-to-all) instead of their sum:
+ * faster, but never below half the exposed sum (max(C, E) >= (C + E) / 2).
+ * qwen3-30b-a3b with ep=16 over two DGX H100 nodes (the all-to-all crosses
+ * InfiniBand). */
+static void test_moe_a2a_overlap(void **state)
+{
+    pt_model m = th_model("qwen3-30b-a3b");
+    pt_cluster c = th_cluster("dgx-h100", 16);
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st;
+    pt_cost k0, k1;
+    double f0, b0, f1, b1;
+    (void)state;
+    st = th_strategy("tp=1 pp=1 dp=16 ep=16 mbs=1 zero=1", &m, &c, &j);
+    pt_cost_layer_time(&m, &c, &j, &st, &f0, &b0);
+    pt_cost_eval(&m, &c, &j, &st, &k0);
+    j.moe_a2a_overlap = 1;
+    pt_cost_layer_time(&m, &c, &j, &st, &f1, &b1);
+    pt_cost_eval(&m, &c, &j, &st, &k1);
+    assert_true(f1 + b1 < f0 + b0);
+    assert_true(f1 + b1 >= 0.5 * (f0 + b0));
+    assert_true(k1.time.ep_comm < k0.time.ep_comm);
+    assert_true(k1.step_time_s < k0.step_time_s);
+    th_near_rel(k1.time.compute, k0.time.compute, 1e-12, "the overlap hides communication, not compute");
+}
+
+/* A deduplicating dispatcher (DeepEP): a token goes once to each rank that
+ * holds one of its experts.  qwen3-30b-a3b (128 experts, top-8) with ep=8
+ * in one DGX H100 node: 16 experts per rank, a given other rank misses all
+ * eight with P = prod_{i<8} (112-i)/(128-i) = 0.3364, so a token makes
+ * 7(1-P) = 4.65 copies where the per-expert dispatcher sends 8 x 7/8 = 7:
+ * the all-to-all time (its latency aside, 4 x 2 us a layer against ~1 ms)
+ * scales by 1-P = 0.664. */
+static void test_moe_dedup_dispatch(void **state)
+{
+    pt_model m = th_model("qwen3-30b-a3b");
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st;
+    pt_cost k0, k1;
+    double P = 1.0;
+    (void)state;
+    for (int i = 0; i < 8; i++) P *= (112.0 - i) / (128.0 - i);
+    j.moe_imbalance = 1.0;
+    st = th_strategy("tp=1 pp=1 dp=8 ep=8 mbs=1 zero=1", &m, &c, &j);
+    pt_cost_eval(&m, &c, &j, &st, &k0);
+    j.moe_dedup_dispatch = 1;
+    pt_cost_eval(&m, &c, &j, &st, &k1);
+    th_near_rel(k1.time.ep_comm / k0.time.ep_comm, 1.0 - P, 1e-2, "DeepEP sends a token once per rank");
+}
+
+/* Megatron's --tp-comm-overlap: the tensor-parallel collectives run in tp
+ * chunks under the GEMMs; the first chunk stays exposed.  llama3-70b at
+ * tp=8 in one DGX H100 (GEMMs far longer than the collectives): 1/8 of the
+ * layers' exposed TP time is left, the compute unchanged. */
+static void test_tp_comm_overlap(void **state)
+{
+    pt_model m = th_model("llama3-70b");
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st;
+    pt_cost k0, k1;
+    (void)state;
+    st = th_strategy("tp=8 pp=1 dp=1 mbs=1 zero=1 recompute=full", &m, &c, &j);
+    pt_cost_eval(&m, &c, &j, &st, &k0);
+    j.tp_comm_overlap = 1;
+    pt_cost_eval(&m, &c, &j, &st, &k1);
+    assert_true(k0.time.tp_comm > 0);
+    /* the layers' TP time falls to one chunk of eight; the embedding's
+     * collectives, outside the layers and not overlapped, add 1.5% */
+    assert_true(k1.time.tp_comm > k0.time.tp_comm / 8.0);
+    assert_true(k1.time.tp_comm < 1.05 * k0.time.tp_comm / 8.0);
+    th_near_rel(k1.time.compute, k0.time.compute, 1e-12, "the overlap hides communication, not compute");
+}
+
 /* Gradients in bf16 (NeMo's performance recipes, grad_reduce_in_fp32 =
  * False): 2 bytes per parameter instead of 4, and a gradient reduce-scatter
  * of half the bytes (so no longer). */
@@ -854,6 +953,10 @@ static void test_moe_load(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_moe_rows_megatron),
+        cmocka_unit_test(test_moe_a2a_overlap),
+        cmocka_unit_test(test_moe_dedup_dispatch),
+        cmocka_unit_test(test_tp_comm_overlap),
         cmocka_unit_test(test_model_flops_gpt3),
         cmocka_unit_test(test_hw_flops_full_recompute),
         cmocka_unit_test(test_hfu_at_most_one),

@@ -159,10 +159,10 @@ static void test_new_devices(void **state)
         double bf16, fp8, fp4, mem_bw;
         const char *fitted; /* the generation whose runs fitted its constants */
     } want[] = {
-        {"gb300", "blackwell", 2500, 5000, 15000, 8000, "none"},
-        {"b300-sxm-270g", "blackwell", 2250, 4500, 13500, 7700, "none"},
-        {"gb200", "blackwell", 2450, 4900, 9800, 8000, "none"},
-        {"b200-sxm-180g", "blackwell", 2250, 4500, 9000, 7700, "none"},
+        {"gb300", "blackwell", 2500, 5000, 15000, 8000, "blackwell"},
+        {"b300-sxm-270g", "blackwell", 2250, 4500, 13500, 7700, "blackwell"},
+        {"gb200", "blackwell", 2450, 4900, 9800, 8000, "blackwell"},
+        {"b200-sxm-180g", "blackwell", 2250, 4500, 9000, 7700, "blackwell"},
         {"mi355x", "cdna4", 2516.6, 5033.2, 10066.3, 8000, "none"},
         {"mi325x", "cdna3", 1307.4, 2614.9, 0, 6000, "none"},
         {"l40s", "ada", 362.05, 733, 0, 864, "none"},

@@ -18,7 +18,13 @@
  * or, for the V100 constants (and the V100 clusters' level efficiencies),
  *   build/fit --device v100 data/validation/time_to_train_runs.csv
  * --iterations N (default 200) bounds the trust-region iterations
- * (tests/e2e/fit.sh uses a few).  Prints the constants (with their
+ * (tests/e2e/fit.sh uses a few).  --device takes a comma-separated list
+ * (one set of constants for a generation: "b200,b300,gb200,gb300"),
+ * --start PREFIX starts from another device's catalog constants (the
+ * Hopper ones for Blackwell), --hold-gemm leaves every device's GEMM
+ * efficiency at the catalog's (the measured matmul rate of each part, which
+ * tests/test_roofline.c bounds) and --hold-links every cluster's link
+ * efficiencies (clusters of several kinds in one fit).  Prints the constants (with their
  * standard errors and which were held), the rows skipped as another
  * device's, and the error on each half.  It is a tool for the
  * maintainers, not part of partita; the numbers it printed are what
@@ -60,6 +66,9 @@ typedef struct data {
 #define IRLS_ROUNDS 10
 #define IRLS_FLOOR 0.005
 
+static int hold_links; /* --hold-links: each cluster keeps its own link efficiencies */
+static int hold_gemm;  /* --hold-gemm: each device keeps its own (measured) GEMM efficiency */
+
 static void to_calib(const double *x, pt_vcalib *k)
 {
     memset(k, 0, sizeof *k);
@@ -72,12 +81,28 @@ static void to_calib(const double *x, pt_vcalib *k)
     k->level_eff[1] = x[6];
     k->level_eff[2] = x[6];
     k->level_eff[3] = x[6];
+    if (hold_gemm) k->gemm_eff = 0; /* 0: validate keeps the device's own */
+    if (hold_links) /* 0: validate keeps the catalog cluster's own */
+        for (int j = 0; j < PT_MAX_LEVELS; j++) k->level_eff[j] = 0;
+}
+
+/* Whether the device name begins with one of the comma-separated prefixes
+ * of list ("b200,b300,gb200,gb300": the Blackwell parts). */
+static int name_in(const char *name, const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && !strncmp(name, p, n)) return 1;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return 0;
 }
 
 /* a row priced on the fitted device (validate's own mapping of its GPU name) */
 static int on_device(const data *D, const pt_vrow *r)
 {
-    return !strncmp(r->cluster_v.dev.name, D->device, strlen(D->device));
+    return name_in(r->cluster_v.dev.name, D->device);
 }
 
 typedef struct half_sel {
@@ -183,8 +208,9 @@ static void report(const data *D, const double *x, int half)
     }
 }
 
-/* The catalog's constants of the first row on the device: the start. */
-static int start_point(const data *D, double *x0)
+/* The catalog's constants of the first row on a device of the list start
+ * (the fitted devices by default; --start h100: the Hopper constants). */
+static int start_point(const data *D, const char *start, double *x0)
 {
     for (int f = 0; f < D->nfiles; f++) {
         pt_vresult r;
@@ -195,7 +221,7 @@ static int start_point(const data *D, double *x0)
         }
         for (int i = 0; i < r.n; i++) {
             const pt_vrow *w = &r.rows[i];
-            if (w->skipped[0] || !on_device(D, w)) continue;
+            if (w->skipped[0] || !name_in(w->cluster_v.dev.name, start)) continue;
             x0[0] = w->cluster_v.dev.gemm_eff;
             x0[1] = w->cluster_v.dev.gemm_half_GFLOP;
             x0[2] = w->cluster_v.dev.attn_eff;
@@ -219,6 +245,7 @@ int main(int argc, char **argv)
     pt_calib_fit fit;
     double *rr = NULL, l1 = 0, l1_start = 0;
     int iterations = 0;
+    const char *start = NULL;
     memset(&fit, 0, sizeof fit);
     pt_diag d;
     memset(&D, 0, sizeof D);
@@ -226,6 +253,18 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc && D.nfiles < MAXF; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             D.device = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--start") && i + 1 < argc) {
+            start = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--hold-gemm")) {
+            hold_gemm = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--hold-links")) {
+            hold_links = 1;
             continue;
         }
         if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
@@ -245,10 +284,11 @@ int main(int argc, char **argv)
         D.file[D.nfiles++] = argv[i];
     }
     if (!D.nfiles) {
-        fprintf(stderr, "usage: fit [--device PREFIX] [--iterations N] RUNS.csv ...\n");
+        fprintf(stderr, "usage: fit [--device PREFIX[,PREFIX...]] [--start PREFIX] [--hold-gemm] [--hold-links] "
+                        "[--iterations N] RUNS.csv ...\n");
         return 2;
     }
-    start_point(&D, x0);
+    start_point(&D, start ? start : D.device, x0);
     if (resid(x0, NULL, &D, &d) != PT_OK || D.n == 0) {
         fprintf(stderr, "fit: no step-time row on %s in the fit half%s%s\n", D.device, D.n ? ": " : "",
                 D.n ? d.msg : "");
@@ -260,7 +300,7 @@ int main(int argc, char **argv)
         prm[j].value = x0[j] < lo[j] ? lo[j] : x0[j] > hi[j] ? hi[j] : x0[j];
         prm[j].lo = lo[j];
         prm[j].hi = hi[j];
-        prm[j].candidate = 1;
+        prm[j].candidate = !(hold_links && j >= 5) && !(hold_gemm && j == 0);
     }
     if (!(D.irls = malloc((size_t)D.n * sizeof *D.irls)) || !(D.file_w = malloc((size_t)D.n * sizeof *D.file_w)) ||
         !(rr = malloc((size_t)D.n * sizeof *rr)))

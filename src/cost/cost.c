@@ -200,6 +200,47 @@ static double attn_len(const pt_model *m, double s)
     return ((L - wl) * causal_keys(s, 0) + wl * causal_keys(s, (double)m->window)) / L;
 }
 
+/* Probability that a token's topk experts, drawn without repeats from E
+ * spread evenly over the ranks, all miss a given set of `held` experts. */
+static double miss_all(double E, double held, double topk)
+{
+    double p = 1.0;
+    for (double i = 0; i < topk; i += 1.0) p *= E - held - i > 0 ? (E - held - i) / (E - i) : 0.0;
+    return p;
+}
+
+/* A deduplicating dispatcher's all-to-all (DeepEP, Liu et al. 2024 /
+ * deepseek-ai/DeepEP; Megatron-Core's HybridEP): a token goes once to each
+ * rank that holds one of its experts (not once per expert), and across
+ * nodes once to each node (RDMA), the node forwarding it to its ranks over
+ * NVLink.  With g ranks of the ep group per NVLink domain and N = ep/g
+ * domains, per token of tok bytes: NVLink carries one copy per distinct
+ * other rank, (ep-1)(1 - miss(E/ep)), the network one per distinct other
+ * node, (N-1)(1 - miss(g E/ep)); the two run at once, the slower sets the
+ * time.  Routing is taken as uniform (the row's force-balanced or fake
+ * balanced gate). */
+static double dedup_a2a(const pt_model *m, const pt_cluster *c, const pt_strategy *st, double tok)
+{
+    int64_t ep = pt_strategy_group_size(st, PT_GROUP_EP), stride = pt_strategy_stride(st, PT_GROUP_EP);
+    int64_t g = c->level[0].size / stride, N;
+    double E = (double)m->experts, e = E / (double)ep, k = (double)m->topk, t_nv = 0, t_net = 0;
+    if (ep <= 1) return 0.0;
+    if (g < 1) g = 1;
+    if (g > ep) g = ep;
+    if (ep % g) g = 1; /* groups that do not tile the domains: every rank its own */
+    N = ep / g;
+    if (g > 1) {
+        double copies = (double)(ep - 1) * (1.0 - miss_all(E, e, k));
+        t_nv = pt_coll_time(c, PT_ALLTOALL, bytes_i64(tok * copies * (double)g / (double)(g - 1)), g, stride);
+    }
+    if (N > 1) {
+        double copies = (double)(N - 1) * (1.0 - miss_all(E, e * (double)g, k));
+        t_net = pt_coll_time(c, PT_ALLTOALL, bytes_i64(tok * copies * (double)N / (double)(N - 1)), N,
+                             stride * g);
+    }
+    return t_nv > t_net ? t_nv : t_net;
+}
+
 /* The MoE block of one layer for one micro-batch on this device: router,
  * shared experts, routed experts as grouped GEMMs, permutation, and the
  * token dispatcher's all-to-all (Megatron-Core MoEAlltoAllTokenDispatcher).
@@ -246,6 +287,7 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
         double bytes = Te * k * hd * 2.0 * lf; /* bf16 activations each way */
         double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_EP),
                                   pt_strategy_stride(st, PT_GROUP_EP));
+        if (job->moe_dedup_dispatch) a2a = dedup_a2a(m, c, st, Te * hd * 2.0 * lf);
         double gat = st->etp > 1 ? pt_coll_time(c, PT_ALLGATHER, bytes_i64(bytes * st->etp),
                                                 pt_strategy_group_size(st, PT_GROUP_ETP),
                                                 pt_strategy_stride(st, PT_GROUP_ETP))
@@ -385,6 +427,19 @@ collectives:
         double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
         o->tp_f = n_ar * ar;
         o->tp_b = n_ar * ar;
+        /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers,
+         * Wang et al. ASPLOS'23 "Overlap communication with dependent
+         * computation"): each all-gather and reduce-scatter is split into
+         * chunks, one per tp rank, that run under the GEMM consuming or
+         * producing them: the first chunk of an all-gather (the last of a
+         * reduce-scatter) has no GEMM beside it, and of the rest only what
+         * the layer's GEMMs cannot cover is exposed */
+        if (job->tp_comm_overlap) {
+            double one_f = o->tp_f / (double)tpn, one_b = o->tp_b / (double)tpn;
+            double rest_f = o->tp_f - one_f, rest_b = o->tp_b - one_b;
+            o->tp_f = one_f + (rest_f > f ? rest_f - f : 0.0);
+            o->tp_b = one_b + (rest_b > bw ? rest_b - bw : 0.0);
+        }
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds; a sliding layer
@@ -405,6 +460,19 @@ collectives:
         /* the last step's transfer cannot hide */
         o->cp_f += step / (double)(cpn - 1);
         o->cp_b += step / (double)(cpn - 1);
+    }
+    /* Megatron-Core's --overlap-moe-expert-parallel-comm (the moe_recipes'
+     * "EP overlap", DeepSeek-V3 report section 3.2.1's idea in 1F1B): the
+     * forward of one micro-batch and the backward of another run as one
+     * interleaved pair, each one's dispatch and combine under the other's
+     * compute, so a layer's pair costs max(compute, all-to-all) and only the
+     * all-to-all beyond the pair's compute is exposed (split between forward
+     * and backward as the all-to-all is). */
+    if (moe && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) {
+        double comm = o->ep_f + o->ep_b, comp = o->f + o->b;
+        double keep = comm > comp ? (comm - comp) / comm : 0.0;
+        o->ep_f *= keep;
+        o->ep_b *= keep;
     }
     /* Host dispatch: every operator costs the CPU kernel_us to launch, and a
      * layer cannot run faster than its launches (small models and small
@@ -504,8 +572,8 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
          * (every layer is priced as one): the shared experts' MLP split by t
          * like a dense one; per routed row (Te*topk*etp rows, times the load
          * factor) its permuted input 2h, the expert MLP 4f or 6f gated at
-         * f = moe_ffn/etp, its output 2h; fp32 router probabilities 4E per
-         * token. */
+         * f = moe_ffn/etp, its output 2h (Megatron-Core: its probability,
+         * 4 bytes, instead); fp32 router probabilities 4E per token. */
         double at = (double)m->heads;
         double dqk = m->mla ? (double)(m->qk_nope + m->qk_rope) : d, dv = m->mla ? (double)m->v_head : d;
         double qkv = m->mla ? 2.0 * at * (2.0 * dqk + dv) : 2.0 * (double)(m->heads + 2 * m->kv_heads) * d;
@@ -514,8 +582,17 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
         if (m->experts > 0) {
             double Te = st->sp ? sq * b / t : sq * b, rows = Te * (double)m->topk * st->etp * pt_cost_moe_load(job);
             double fe = (double)m->moe_ffn / st->etp;
+            /* per routed row after the expert MLP: Megatron-Core weights
+             * each row by its router probability inside the expert's
+             * activation (experts.py, activation_func_with_probs: the
+             * permuted fp32 probability, 4 bytes, is kept) and un-permutes
+             * by a plain sum that keeps nothing; an engine that weights the
+             * expert outputs after the MLP (the Hugging Face MoE blocks that
+             * FSDP runs) keeps each output, 2h */
+            double out = job->engine == PT_ENGINE_MEGATRON ? 4.0 : 2.0 * h;
             mlp = ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->shared_ffn / t * sq * b +
-                  rows * ((4.0 - f8) * h + ((m->gated_mlp ? 6.0 : 4.0) - f8) * fe) + Te * (double)m->experts * 4.0;
+                  rows * ((2.0 - f8) * h + out + ((m->gated_mlp ? 6.0 : 4.0) - f8) * fe) +
+                  Te * (double)m->experts * 4.0;
         } else {
             mlp = ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->ffn / t * sq * b;
         }

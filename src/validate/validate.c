@@ -25,7 +25,15 @@
  *    off (on with tp > 1 for NeMo), ep and etp from the notes' "ep_size n"
  *    and "ETP n" where given; an empty micro_batch is assumed 1 and said so;
  *  - pipeline layers pp*vpp does not divide: Megatron's embedding and loss
- *    slots, or a MoE model's uneven layout (pipeline_layout).
+ *    slots, or a MoE model's uneven layout (pipeline_layout);
+ *  - from the notes where the columns are blank: "TP8 PP6"; "GBS=280 per DP
+ *    replica"; Megatron-Core's expert arguments ("moe_ffn_hidden 3072",
+ *    "shared expert 3072", "moe_layer_freq ([0]*3+..."); the tokenizer's
+ *    model ("tokenizer unsloth/DeepSeek-V3") as the family of a model the
+ *    catalog lacks; balanced routing ("fake balanced", "router force load
+ *    balancing"); a row with no parallel sizes at all is priced at the
+ *    search's best strategy for it (pt_search_engine), recompute and cp as
+ *    the row gives them (and tp, pp where the notes give them).
  * Metrics: iter_time_s; tflops_per_gpu (with Narayanan's 96*B*s*l*h^2 FLOP
  * count for that paper's rows -- its eq. 3, used for every number it reports --
  * else model FLOPs);
@@ -273,12 +281,13 @@ static int build_cluster(vcache *vc, const char *gpu, int64_t n, const pt_vcalib
     }
 have:
     if (k) {
-        c->dev.gemm_eff = k->gemm_eff;
+        if (k->gemm_eff > 0) c->dev.gemm_eff = k->gemm_eff; /* 0: the device's own (fit --hold-gemm) */
         c->dev.gemm_half_GFLOP = k->gemm_half_GFLOP;
         c->dev.attn_eff = k->attn_eff;
         c->dev.mem_eff = k->mem_eff;
         c->dev.kernel_us = k->kernel_us;
-        for (int j = 0; j < c->nlevels; j++) c->level[j].efficiency = k->level_eff[j];
+        for (int j = 0; j < c->nlevels; j++) /* 0: the catalog's (tools/fit.c --hold-links) */
+            if (k->level_eff[j] > 0) c->level[j].efficiency = k->level_eff[j];
     }
     if (n < c->level[0].size) {
         c->nlevels = 1;
@@ -301,6 +310,53 @@ static long find_ci(const char *hay, const char *needle)
         if (i == n) return (long)(p - hay);
     }
     return -1;
+}
+
+/* The whole number after the first case-insensitive occurrence of key in
+ * the notes ("moe_ffn_hidden 3072" -> 3072); 0 if none, or not in
+ * [1, NUM_MAX]. */
+static int note_int(const char *notes, const char *key, int64_t *out)
+{
+    long at = find_ci(notes, key);
+    char *end;
+    long long v;
+    if (at < 0 || !isdigit((unsigned char)notes[at + (long)strlen(key)])) return 0;
+    v = strtoll(notes + at + (long)strlen(key), &end, 10);
+    if (v < 1 || v > NUM_MAX) return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
+/* The word after the first case-insensitive occurrence of key in the notes
+ * (up to a space, ';', ',' or ')'): "tokenizer unsloth/DeepSeek-V3;" ->
+ * "unsloth/DeepSeek-V3"; 0 if none. */
+static int note_word(const char *notes, const char *key, char *out, size_t n)
+{
+    long at = find_ci(notes, key);
+    size_t k = 0;
+    const char *p;
+    if (at < 0) return 0;
+    for (p = notes + at + (long)strlen(key); *p && !strchr(" ;,)", *p) && k + 1 < n; p++) out[k++] = *p;
+    out[k] = '\0';
+    return k > 0;
+}
+
+/* The tensor- and pipeline-parallel sizes the notes give as "TP8 PP6"
+ * (upper case, as configurations are written); 0 if none. */
+static int note_tp_pp(const char *notes, int64_t *tp, int64_t *pp)
+{
+    for (const char *p = strstr(notes, "TP"); p; p = strstr(p + 1, "TP")) {
+        char *end;
+        long t, q;
+        if (!isdigit((unsigned char)p[2])) continue;
+        t = strtol(p + 2, &end, 10);
+        if (strncmp(end, " PP", 3) || !isdigit((unsigned char)end[3])) continue;
+        q = strtol(end + 3, NULL, 10);
+        if (t < 1 || q < 1 || t > DEGREE_MAX || q > DEGREE_MAX) continue;
+        *tp = t, *pp = q;
+        return 1;
+    }
+    return 0;
 }
 
 /* A row's precision: the first of fp8, float8, bf16 and fp16 its notes name
@@ -332,7 +388,14 @@ static pt_dtype row_dtype(const char *notes)
  * first and last virtual stages one layer short) the cost model prices
  * L/pp layers per rank and *split_check says to check the strategy against
  * the L+2 slots.  Where the slots do not divide either, a MoE model takes
- * the uneven layout pt_strategy_resolve gives it. */
+ * the uneven layout pt_strategy_resolve gives it at vpp = 1; interleaved,
+ * the virtual stages take the layers as evenly as they go, as the runs lay
+ * them out by hand (Megatron-Core's --pipeline-model-parallel-layout: the
+ * moe_recipes' DeepSeek-V3 "Et*4|(tttt|)*14tmL", 61 layers in 16 virtual
+ * stages of 4, one of them 1 plus the MTP and the loss; NeMo AutoModel's
+ * layers_per_stage: 2 over pp*vpp = 32 stages), priced at L/pp layers per
+ * rank and checked (*split_check = 2) against ceil(L/(pp*vpp)) layers on
+ * every virtual stage. */
 static void pipeline_layout(const pt_model *m, pt_strategy *st, int *split_check)
 {
     int64_t slots = m->layers + 2, chunks = (int64_t)st->pp * st->vpp;
@@ -344,6 +407,8 @@ static void pipeline_layout(const pt_model *m, pt_strategy *st, int *split_check
         int f, l;
         if (st->vpp == 1 && m->experts > 0 && pt_strategy_moe_layout(m, st->pp, &f, &l))
             st->pp_first = f, st->pp_last = l;
+        else if (st->vpp > 1 && m->layers >= chunks)
+            *split_check = 2;
         return;
     }
     if (st->vpp == 1) {
@@ -366,7 +431,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
     int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml");
-    int ci = -1, by_name = 0, whole = 0, split_check = 0;
+    int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0;
     pt_status rc;
     const pt_model *cat = NULL;
     char *end;
@@ -406,8 +471,21 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     num(f[C_HEADS], &heads);
     num(f[C_KV], &kv);
     num(f[C_FFN], &ffn);
-    if (num(f[C_NGPU], &n) <= 0 || num(f[C_TP], &tp) <= 0 || num(f[C_PP], &pp) <= 0)
-        return skip(r, "parallel configuration not given (n_gpus, tp, pp)");
+    if (num(f[C_NGPU], &n) <= 0) return skip(r, "parallel configuration not given (n_gpus)");
+    if (num(f[C_TP], &tp) <= 0 || num(f[C_PP], &pp) <= 0) {
+        /* the notes' configuration ("weak-scaling 177B row used TP8 PP6"),
+         * else the planner's best for the run (the published number is
+         * a tuned run's: Narayanan's 175B on 1024 GPUs states none) */
+        if (note_tp_pp(notes, &tp, &pp)) {
+            /* the rest of the configuration the planner's best with them */
+            searched = 2;
+            add_assumed(r, "tp, pp from the notes, the rest the planner's best");
+        } else {
+            tp = pp = 1;
+            searched = 1;
+            add_assumed(r, "strategy: the planner's best");
+        }
+    }
     if (!mosaic) {
         int64_t sh[5];
         sh[0] = layers, sh[1] = hidden, sh[2] = heads, sh[3] = kv, sh[4] = ffn;
@@ -418,6 +496,20 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         ci = catalog_match(&vc->cat, f[C_MODEL], sh, &by_name);
         if (ci >= 0 && !(layers && hidden && heads) && !(by_name && shape_agrees(&vc->cat.m[ci], sh)))
             ci = -1;
+        if (ci < 0 && layers && hidden && heads) {
+            /* a model of no catalog family whose notes name the tokenizer
+             * it was trained with ("tokenizer unsloth/DeepSeek-V3" for
+             * DeepSeek-V4): the tokenizer's model's family, its
+             * architecture and vocabulary, with the row's own shape */
+            char tok[64];
+            if (note_word(notes, "tokenizer ", tok, sizeof tok)) {
+                int tb;
+                int64_t none[5] = {0, 0, 0, 0, 0};
+                const char *slash = strrchr(tok, '/');
+                int ti = catalog_match(&vc->cat, slash ? slash + 1 : tok, none, &tb);
+                if (ti >= 0 && tb) ci = ti, by_name = 0;
+            }
+        }
         if (ci >= 0) {
             cat = &vc->cat.m[ci];
             whole = by_name && shape_agrees(cat, sh) && (moe <= 1 || (moe == cat->experts && topk == cat->topk));
@@ -431,9 +523,14 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (num(f[C_DP], &dp) <= 0) dp = n / (tp * pp * cp);
     if (num(f[C_MBS], &mbs) <= 0) {
         mbs = 1;
-        add_assumed(r, "mbs 1");
+        if (!searched) add_assumed(r, "mbs 1"); /* else the search chooses it */
     }
-    num(f[C_GBS], &gbs);
+    if (num(f[C_GBS], &gbs) <= 0 && note_int(notes, "GBS=", &gbs) && find_ci(notes, "per DP replica") >= 0) {
+        /* "Table 5 runs used GBS=280 per DP replica" (Korthikanti's 530B on
+         * 2240 GPUs, dp = 8): the batch grows with the replicas */
+        gbs *= dp;
+        add_assumed(r, "gbs per dp replica from the notes");
+    }
 
     if (whole) {
         /* the catalog model itself; the row's vocab where it gives one */
@@ -485,9 +582,16 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     }
     pt_strlcpy(m.name, f[C_MODEL], sizeof m.name);
     if (moe > 1 && !whole) {
+        /* the expert widths the notes give as Megatron-Core's arguments
+         * (the moe_recipes rows: "moe_ffn_hidden 3072, shared expert 3072",
+         * "moe_layer_freq ([0]*3+[1]*58)": the first 3 layers dense), else
+         * experts as wide as ffn_hidden, every layer MoE, none shared */
+        int64_t v;
         m.experts = moe;
         m.topk = topk;
-        m.moe_ffn = m.ffn;
+        m.moe_ffn = note_int(notes, "moe_ffn_hidden ", &v) ? v : m.ffn;
+        if (note_int(notes, "shared expert ", &v)) m.shared_ffn = v;
+        if (note_int(notes, "moe_layer_freq ([0]*", &v) && v < m.layers) m.dense_layers = v;
     }
     layers = m.layers;
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
@@ -511,9 +615,22 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
                  : pt_str_has_ci(f[C_SOURCE], "torchtitan") || pt_str_has_ci(f[C_SOURCE], "Automodel")
                      ? PT_ENGINE_FSDP
                      : PT_ENGINE_MEGATRON;
-    /* AutoModel's benchmarks route with a "fake balanced MoE gate": every
-     * expert gets its even share */
-    if (pt_str_has_ci(notes, "fake balanced")) job.moe_imbalance = 1.0;
+    /* AutoModel's benchmarks route with a "fake balanced MoE gate", the
+     * moe_recipes with Megatron-Core's --moe-router-force-load-balancing
+     * ("router force load balancing"): every expert gets its even share */
+    if (pt_str_has_ci(notes, "fake balanced") || pt_str_has_ci(notes, "force load balancing"))
+        job.moe_imbalance = 1.0;
+    /* the moe_recipes' "EP overlap": Megatron-Core's
+     * --overlap-moe-expert-parallel-comm */
+    job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;
+    /* "TP comm overlap" (MLPerf's NeMo configs, Megatron-LM's README runs:
+     * --tp-comm-overlap) */
+    job.tp_comm_overlap = (pt_str_has_ci(notes, "TP comm overlap") || pt_str_has_ci(notes, "tp-comm-overlap")) &&
+                          job.engine == PT_ENGINE_MEGATRON;
+    /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
+     * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
+     * once per rank and node, not once per expert */
+    job.moe_dedup_dispatch = pt_str_has_ci(notes, "DeepEP") || pt_str_has_ci(notes, "HybridEP");
     /* NeMo's pretraining recipes run Megatron-Core's distributed optimizer
      * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
      * row that leaves zero_stage blank ran it */
@@ -557,6 +674,36 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.schedule = vpp > 1 ? PT_SCHED_INTERLEAVED : PT_SCHED_1F1B;
     st.offload = PT_OFF_NONE;
     pipeline_layout(&m, &st, &split_check);
+    if (searched) {
+        pt_search_opts o;
+        pt_search_result sr;
+        if (gbs <= 0) return skip(r, "global_batch not given");
+        memset(&o, 0, sizeof o);
+        pt_space_init(&o.space);
+        o.top_k = 1;
+        o.threads = 1;
+        o.prune = 1;
+        o.gbs_lo = o.gbs_hi = gbs;
+        /* what the row does say holds: its recompute (Narayanan's FLOP
+         * count includes the recompute pass), and no context parallelism
+         * where the row's cp column is blank or 1 */
+        {
+            unsigned pin = PT_K_CP | (f[C_RECOMPUTE][0] ? PT_K_RECOMPUTE : 0u) |
+                           (searched == 2 ? PT_K_TP | PT_K_PP : 0u);
+            pt_space_pin(&o.space, &st, pin);
+        }
+        if (pt_search_engine(&m, &c, &job, &o, &sr, &d) != PT_OK) {
+            pt_search_free(&sr);
+            return skip(r, "parallel configuration not given and the search failed");
+        }
+        if (sr.n < 1) {
+            pt_search_free(&sr);
+            return skip(r, "parallel configuration not given and no plan fits");
+        }
+        st = sr.plans[0].st;
+        pt_search_free(&sr);
+        split_check = 0;
+    }
     pt_strategy_format(&st, r->strategy, sizeof r->strategy);
     r->model_v = m;
     r->cluster_v = c;
@@ -564,7 +711,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     r->st_v = st;
     /* a layout only the embedding and loss slots make whole (pipeline_layout)
      * is not one the simulator or the search can lay out */
-    r->engine_run = job.engine == PT_ENGINE_MEGATRON && !mosaic && layers > 1 && !split_check;
+    r->engine_run = job.engine == PT_ENGINE_MEGATRON && !mosaic && layers > 1 && !split_check && !searched;
 
     if (!strcmp(metric, "layer_fwd_bwd_ms")) {
         double fw, bw;
@@ -587,7 +734,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (gbs <= 0) return skip(r, "global_batch not given");
     {
         pt_model slots = m;
-        if (split_check) slots.layers += 2; /* pipeline_layout: the embedding and loss slots */
+        int64_t chunks = (int64_t)st.pp * st.vpp;
+        if (split_check == 1) slots.layers += 2; /* pipeline_layout: the embedding and loss slots */
+        if (split_check == 2) slots.layers = (slots.layers + chunks - 1) / chunks * chunks;
         rc = pt_strategy_check(&st, &slots, &c, &job, &d);
     }
     if (rc != PT_OK) {

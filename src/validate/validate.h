@@ -49,10 +49,11 @@ typedef struct pt_vresult {
     double memory_mean_abs_error, memory_worst_abs_error;
 } pt_vresult;
 
-/* Efficiency constants to use instead of the catalog's (for fitting them). */
+/* Efficiency constants to use instead of the catalog's (for fitting them);
+ * a gemm_eff or level efficiency of 0 keeps the catalog's. */
 typedef struct pt_vcalib {
     double gemm_eff, gemm_half_GFLOP, attn_eff, mem_eff, kernel_us;
-    double level_eff[PT_MAX_LEVELS]; /* per cluster level, innermost first */
+    double level_eff[PT_MAX_LEVELS]; /* per cluster level, innermost first; 0: the catalog's */
 } pt_vcalib;
 
 /* Validates a published-runs CSV given as text; file names it in errors.

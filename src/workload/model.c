@@ -54,6 +54,7 @@ static const char *const names[] = {
     "mixtral-8x7b",  "mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b",
     "deepseek-v3",   "gpt-oss-120b",
     "llama3.1-8b",   "llama3.3-70b",  "deepseek-r1", "falcon-180b", "gpt-j-6b", /* serving (issue 16) */
+    "gpt-oss-20b",   "kimi-k2", /* NeMo AutoModel's benchmarks (issue 15) */
 };
 
 #define NNAMES ((int)(sizeof names / sizeof names[0]))

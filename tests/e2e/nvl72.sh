@@ -2,14 +2,16 @@
 # End-to-end GB200/GB300 NVL72 racks (issue 15): eval and plan price jobs of
 # 128, 256 and 512 GPUs (whole 4-GPU trays, 64 of each rack), a job that is
 # not whole trays is refused (exit 2), where the ranks sit changes the price
-# (72 + 56 in racks filled whole against 64 + 64), the note on constants not
-# fitted to the device's generation is in the table and in the JSON, and the
-# catalogs list the new devices and clusters.
+# (72 + 56 in racks filled whole against 64 + 64), GB200 and GB300 carry
+# constants fitted to Blackwell runs (no note; the JSON says fitted_on
+# blackwell) while a device not fitted to its generation's runs (gh200-quad)
+# gets the note in the table and false in the JSON, and the catalogs list the
+# new devices and clusters.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 # eval on 128, 256 and 512 GPUs of both racks: exit 0, the device count in
-# the table, and the JSON says the same count and that the constants are not
-# fitted to a Blackwell run
+# the table, and the JSON says the same count and that the constants are
+# fitted to Blackwell runs
 for c in gb200-nvl72 gb300-nvl72; do
     for n in 128 256 512; do
         if ! $P eval llama3-70b --cluster $c --gpus $n --global-batch 1024 --strategy "tp=8 pp=2" \
@@ -18,16 +20,15 @@ for c in gb200-nvl72 gb300-nvl72; do
             continue
         fi
         grep -q "^cluster    $c: $n x " "$tmp/o" || bad "eval $c --gpus $n: $(head -n 2 "$tmp/o")"
-        grep -q "^note: .*not fitted to measured runs of its generation (blackwell" "$tmp/o" ||
-            bad "eval $c --gpus $n: no note on unfitted constants"
+        grep -q "^note: " "$tmp/o" && bad "eval $c --gpus $n: a note on constants fitted to Blackwell runs"
         $P eval llama3-70b --cluster $c --gpus $n --global-batch 1024 --strategy "tp=8 pp=2" --json \
             >"$tmp/j" 2>"$tmp/e" || bad "eval --json $c --gpus $n: $(cat "$tmp/e")"
         python3 - "$tmp/j" $n <<'PY' || bad "eval --json $c --gpus $n: keys"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["devices"] == int(sys.argv[2]), j["devices"]
-assert j["device_generation"] == "blackwell" and j["device_fitted_on"] == "none", j
-assert j["device_constants_fitted"] is False
+assert j["device_generation"] == "blackwell" and j["device_fitted_on"] == "blackwell", j
+assert j["device_constants_fitted"] is True
 assert j["step_time_s"] > 0 and j["fits"] is True, (j["step_time_s"], j["fits"])
 PY
     done
@@ -45,7 +46,7 @@ for n in 128 256 512; do
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["devices"] == int(sys.argv[2]) and j["device"] == "gb200", (j["devices"], j.get("device"))
-assert j["device_constants_fitted"] is False
+assert j["device_constants_fitted"] is True
 p = j["plans"]
 assert p and all(x["fits"] for x in p), p
 assert p[0]["step_time_s"] <= p[-1]["step_time_s"]
@@ -53,7 +54,12 @@ PY
 done
 $P plan llama3-70b --cluster gb200-nvl72 --gpus 128 --global-batch 1024 --top 1 >"$tmp/o" 2>"$tmp/e" ||
     bad "plan gb200-nvl72 --gpus 128 (table): $(cat "$tmp/e")"
-grep -q "^note: gb200's efficiency constants were not fitted" "$tmp/o" || bad "plan table: no note"
+grep -q "^note: " "$tmp/o" && bad "plan table: a note on gb200's fitted constants"
+# a device whose constants were not fitted to its generation's runs: the note
+$P eval llama3-8b --cluster gh200-quad --global-batch 64 --strategy "tp=4" >"$tmp/o" 2>"$tmp/e" ||
+    bad "eval on gh200-quad: $(cat "$tmp/e")"
+grep -q "^note: gh200-96g's efficiency constants were not fitted to measured runs of its generation (hopper" "$tmp/o" ||
+    bad "gh200-quad (fitted_on none): no note on unfitted constants: $(cat "$tmp/o")"
 
 # a fitted device has no note, and its JSON says so
 $P eval gpt3-175b --cluster dgx-a100-80g --gpus 64 --global-batch 64 --strategy "tp=8 pp=8" >"$tmp/o" 2>&1 ||

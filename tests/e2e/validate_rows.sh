@@ -10,7 +10,23 @@
 # - "ETP 1" in the notes sets expert tensor parallelism (the Qwen3-235B
 #   moe_recipes row, whose ep*etp = 32*2 would not fit tp*dp = 32), and
 #   "ep_size 64" a blank ep column (NeMo AutoModel's GPT-OSS);
-# - a size is matched whole: "GPT-OSS 20B" is not gpt-oss-120b.
+# - a size is matched whole: "GPT-OSS 20B" is gpt-oss-20b, not gpt-oss-120b
+#   (it is priced faster per GPU than the 120B on the same 8 GPUs), and a
+#   size no catalog model has ("GPT-OSS 7B") is skipped;
+# - Kimi K2 (blank shape) is the catalog's kimi-k2; Nemotron V3 Nano (a
+#   hybrid Mamba model the catalog lacks) is skipped, no shape made up;
+# - 61 layers over pp=4 vpp=8 (NeMo AutoModel's DeepSeek-V3,
+#   layers_per_stage 2) is priced, the virtual stages as even as they go;
+# - the notes' expert widths ("moe_ffn_hidden 3072, shared expert 3072",
+#   "moe_layer_freq ([0]*3+...") and tokenizer ("tokenizer
+#   unsloth/DeepSeek-V3": that model's family and vocabulary) are read;
+# - blank tp/pp: the notes' "TP8 PP6", else the planner's best strategy for
+#   the row (said in "assumed"); "GBS=280 per DP replica" with dp 8 is 2240;
+# - "router force load balancing" prices experts evenly loaded (faster than
+#   the default 1.25 imbalance), "EP overlap" the expert all-to-all under
+#   compute (faster again), and "DeepEP" a token sent once per rank and node
+#   (faster than once per expert); "TP comm overlap" the tensor-parallel
+#   collectives under the GEMMs (faster).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -25,6 +41,22 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,H100,256,2,8,16,1,32,4,1,2048,,yes,1,iter_time_s,1,precision bf16; ETP 1"
     echo "t,GPT-OSS 20B,20,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,,,2,256,full,no,3,iter_time_s,1,bf16"
     echo "t,GPT-OSS 120B,120,,,,,,4096,,,,H100-SXM5-80GB,64,1,1,64,1,,,2,512,full,no,3,iter_time_s,1,bf16; ep_size 64 (table shows EP -)"
+    echo "t,GPT-OSS 120B,120,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,,,2,256,full,no,3,iter_time_s,1,bf16"
+    echo "t,GPT-OSS 7B,7,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,,,2,256,full,no,3,iter_time_s,1,bf16"
+    echo "t,Nemotron V3 Nano 30B,30,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,8,,4,512,full,no,3,iter_time_s,1,bf16"
+    echo "t,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16"
+    echo "t,DeepSeek-V4-Flash,,43,4096,64,,,4096,,256,6,GB200-NVL72,128,1,1,128,1,64,,1,2048,,yes,1,iter_time_s,1,\"mxfp8; moe_ffn_hidden 2048, shared expert 2048; moe_layer_freq ([0]*3+[1]*40); tokenizer unsloth/DeepSeek-V3; x\""
+    echo "t,DeepSeek-V4-Flash,,43,4096,64,,,4096,,256,6,GB200-NVL72,128,1,1,128,1,64,,1,2048,,yes,1,iter_time_s,1,mxfp8; x"
+    echo "t,GPT 177B,177,96,12288,96,,,4096,131072,,,H100,96,,,,,,,,1152,,,,mfu,42,\"config: TP/PP not stated (other row used TP8 PP6, assumption only)\""
+    echo "t,GPT-3 175B,175,96,12288,96,96,49152,2048,51200,,,A100-SXM4-80GB,1024,,,,,,,,1536,full,,,tflops_per_gpu,140,TP/PP not stated"
+    echo "t,GPT-530B,530,105,20480,128,128,81920,2048,51200,,,A100-SXM4-80GB,2240,8,35,8,,,,,,selective,yes,,mfu,54.2,GBS not given (runs used GBS=280 per DP replica)"
+    echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,mxfp8; mock data"
+    echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,\"mxfp8; mock data, router force load balancing\""
+    echo "t,Qwen3-235B-A22B,235,94,4096,64,4,12288,4096,,128,8,GB200-NVL72,128,1,1,128,1,64,,1,8192,none,yes,1,iter_time_s,1,\"mxfp8; features: HybridEP; EP overlap; mock data, router force load balancing\""
+    echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; mock data, router force load balancing\""
+    echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: DeepEP; mock data, router force load balancing\""
+    echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8"
+    echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8; TP comm overlap"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -46,13 +78,39 @@ if not bad:
         bad.append("'bf16; fp8 runs given as range' not priced as bf16")
     if "etp=1" not in rows[6].get("strategy", ""):
         bad.append("ETP 1 not read: " + rows[6].get("strategy", ""))
-# "20b" is not the size of gpt-oss-120b: no catalog model of that name
-if "no catalog model" not in rows[7].get("skipped", ""):
-    bad.append("GPT-OSS 20B matched a catalog model: %s" % rows[7])
+# "20b" is gpt-oss-20b, not gpt-oss-120b: faster on the same 8 GPUs
+if not priced(7) or not priced(9) or not rows[7]["predicted"] < 0.5 * rows[9]["predicted"]:
+    bad.append("GPT-OSS 20B not priced as the 20B: %s against %s" % (rows[7], rows[9]))
+if "no catalog model" not in rows[10].get("skipped", ""):
+    bad.append("GPT-OSS 7B matched a catalog model: %s" % rows[10])
+if "no catalog model" not in rows[11].get("skipped", ""):
+    bad.append("Nemotron V3 Nano (not in the catalog) not skipped as such: %s" % rows[11])
+if not priced(12) or "pp=4" not in rows[12]["strategy"] or "vpp=8" not in rows[12]["strategy"]:
+    bad.append("DeepSeek-V3 at pp=4 vpp=8 not priced: %s" % rows[12])
+# experts 2048 wide, 3 dense layers, DeepSeek's vocabulary against experts
+# as wide as ffn 4h = 16384 and vocab 51200
+if not priced(13) or not priced(14) or not rows[13]["predicted"] < 0.5 * rows[14]["predicted"]:
+    bad.append("notes' expert widths not read: %s against %s" % (rows[13], rows[14]))
+if "vocab 51200" in rows[13].get("assumed", "") or "vocab 51200" not in rows[14].get("assumed", ""):
+    bad.append("tokenizer's vocabulary not read: %s / %s" % (rows[13].get("assumed"), rows[14].get("assumed")))
 if "skipped" in rows[8] or " ep=64 " not in rows[8].get("strategy", ""):
     bad.append("GPT-OSS 120B: ep_size 64 not read: %s" % rows[8])
-if "no catalog model" not in rows[4].get("skipped", ""):
-    bad.append("Kimi K2 (no shape, not in the catalog) not skipped as such: %s" % rows[4])
+if not priced(4):
+    bad.append("Kimi K2 not priced as the catalog's kimi-k2: %s" % rows[4])
+if not priced(15) or "tp=8 pp=6 dp=2 " not in rows[15]["strategy"] or "from the notes" not in rows[15].get("assumed", "") or not rows[15]["fits"]:
+    bad.append("notes' TP8 PP6 not read: %s" % rows[15])
+if not priced(16) or "planner's best" not in rows[16].get("assumed", "") or "recompute=full" not in rows[16]["strategy"]:
+    bad.append("row without tp/pp not priced at the planner's best (recompute as the row says): %s" % rows[16])
+if not priced(17) or "gbs=2240 " not in rows[17]["strategy"]:
+    bad.append("GBS per DP replica not read: %s" % rows[17])
+if not priced(18) or not priced(19) or not rows[19]["predicted"] < rows[18]["predicted"]:
+    bad.append("force load balancing not read: %s against %s" % (rows[19], rows[18]))
+if not priced(20) or not rows[20]["predicted"] < rows[19]["predicted"]:
+    bad.append("EP overlap not read: %s against %s" % (rows[20], rows[19]))
+if not priced(21) or not priced(22) or not rows[22]["predicted"] < rows[21]["predicted"]:
+    bad.append("DeepEP not read: %s against %s" % (rows[22], rows[21]))
+if not priced(23) or not priced(24) or not rows[24]["predicted"] < rows[23]["predicted"]:
+    bad.append("TP comm overlap not read: %s against %s" % (rows[24], rows[23]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
