@@ -26,11 +26,14 @@
 
 typedef struct pt_sim_event {
     int stage;         /* pipeline rank, 0..pp-1                          */
-    int stream;        /* 0 compute, 1 send                                */
+    int stream;        /* 0 compute, 1 send, 2 data-parallel collectives    */
     pt_op_kind kind;
     int mb;            /* micro-batch, 0..m-1                              */
     int vstage;        /* virtual stage, 0..pp*chunks-1                    */
-    int layer_lo, layer_hi; /* layers [lo, hi) of that virtual stage       */
+    int layer_lo, layer_hi; /* layers [lo, hi) of that virtual stage; of a
+                          collective, its bucket's (lo == hi: the embedding,
+                          at the first layer, or the output layer, past
+                          the last)                                        */
     double start_s, end_s;
 } pt_sim_event;
 
@@ -46,8 +49,11 @@ typedef struct pt_sim_result {
     int64_t window;           /* 0: every micro-batch replayed; else the step
                                  was extrapolated from replays of window/2 and
                                  window micro-batches (events: the latter)   */
-    double pipeline_s;        /* first F start to last B/W end               */
-    double tail_s;            /* exposed DP collectives + optimizer + offload */
+    double pipeline_s;        /* first F start to the last B/W, send or
+                                 data-parallel collective end               */
+    double dp_s;              /* of pipeline_s: how long the DP collectives
+                                 ran past the last compute and send          */
+    double tail_s;            /* optimizer + offload + tied embeddings       */
     double step_time_s;       /* pipeline_s + tail_s                          */
     double busy_s;            /* compute time of the busiest rank            */
     double bubble_s;          /* pipeline_s - busy_s                         */
