@@ -1392,19 +1392,20 @@ out:
  *    finish early by the drain, slack), plus the first rank's wait for the
  *    parameter gathers issued at the step's start (ZeRO 1-2, dp_fill);
  *  - ZeRO-3: each operation's gathers and reduce-scatters (dp_gather_op,
- *    dp_backward_op) per micro-batch on the slowest stage, for the
- *    micro-batches and the pipeline's fill and drain.
+ *    dp_backward_op) per micro-batch: the busiest stage's for all
+ *    micro-batches but one, every stage's once for the fill and the drain.
  * The largest over the stage classes.  zb-v and dualpipe: dp_replayed. */
 static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
                            const pt_cost_prep *pr, double Pst, double Pexp, int64_t mb, double fill_b,
-                           double sbw0, double p2p, double span0)
+                           const double *sfw, const double *sbw, double p2p, double span0)
 {
     pt_cost_dp k;
     dpseg sg[2 * DP_MAX_CHUNKS + 2];
     int zbv = st->pp > 1 && st->schedule == PT_SCHED_ZBV, dual = st->pp > 1 && st->schedule == PT_SCHED_DUALPIPE;
     int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
     int il = st->schedule == PT_SCHED_INTERLEAVED, v = il ? st->vpp : 1;
-    double h, rg, ra, rr, erg, era, err, best_g = 0, best_3 = 0, fill = 0, vil = il ? st->vpp : 1.0;
+    double h, rg, ra, rr, erg, era, err, best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0;
+    double vil = il ? st->vpp : 1.0;
     double nmb = (double)mb;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
@@ -1440,7 +1441,7 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
         if (k.zero <= 2) {
             /* the last gradient pass, in its order: the output layer, the
              * chunks (last to first), the embedding */
-            double slack = split ? 0.0 : which == 1 ? fill_b / vil : which == 2 ? sbw0 / vil : 0.0, e;
+            double slack = split ? 0.0 : which == 1 ? fill_b / vil : which == 2 ? sbw[0] / vil : 0.0, e;
             /* chunk backwards between an interleaved rank's chunks' last
              * gradient passes: the other micro-batches' */
             double gap_b = st->pp - 1.0;
@@ -1490,12 +1491,27 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
                     e += dp_backward_op(sg, 3, h);
                 }
             }
-            e = e * (nmb + (st->pp - 1.0) / vil) + ew * nmb;
-            if (e > best_3) best_3 = e;
+            /* every micro-batch but one at the pace of the stage slowest
+             * with its collectives -- its compute and what they expose,
+             * but no faster than its stream carries them -- beyond the
+             * slowest without (which the step already counts); the first
+             * micro-batch's forward and the last one's backward pass every
+             * stage once (the fill and the drain); the last weight-gradient
+             * pass's reduce-scatters */
+            {
+                double stream = (2.0 * (L.g * (double)ni + E.g * first + H.g * last) +
+                                 (rr * P + err * Pe) * (double)ni + rr * (Pemb + Phead));
+                double pace = sfw[which] + sbw[which] + e;
+                if (stream > pace) pace = stream;
+                if (pace > best_3) best_3 = pace;
+            }
+            if (sfw[which] + sbw[which] > slowest) slowest = sfw[which] + sbw[which];
+            chain += (which == 2 ? st->pp - 2.0 : which == 1 && st->pp == 1 ? 0.0 : 1.0) * e;
+            if (ew > best_w) best_w = ew;
         }
     }
     if (k.zero <= 2) return best_g + fill;
-    return best_3;
+    return (nmb - 1.0 / vil) * (best_3 - slowest) + chain / vil + best_w;
 }
 
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
@@ -1632,7 +1648,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         }
     }
     /* zb-v, dualpipe: the replayed order's makespan, as the bubble came from it */
-    dp_exposed = dp_exposed_s(m, c, job, st, pr, Pst, Pexp, mb, fill_b, sbw[0], p2p_one,
+    dp_exposed = dp_exposed_s(m, c, job, st, pr, Pst, Pexp, mb, fill_b, sfw, sbw, p2p_one,
                               bubble + p2p + nmb * (tf + tb + tpf + tpb + cpf + cpb + ep_mb));
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */
