@@ -168,12 +168,79 @@ static void test_deadlock_reported(void **state)
     assert_int_equal(pt_pipe_run(&p, f, b, NULL, 0.0, NULL, NULL, &r), -2);
 }
 
+
+/* The replay's hook (pt_pipe_run_hooked, what src/sim's data-parallel
+ * collectives use): a hook that moves nothing gives the plain replay's
+ * makespan on every schedule, with and without a visitor; one that holds
+ * every operation 0.5 longer and starts each forward 0.25 late, on pp=1
+ * (F B F B ...: nothing else to wait for), gives M (1 + 0.25 + 0.5 + 2 +
+ * 0.5) = 4.25 M on unit costs; the visitor sees the moved times. */
+typedef struct hooked { double hold, late; int calls, seen_late; } hooked;
+
+static double h_start(void *ctx, int d, const pt_pipe_op *o, double t)
+{
+    hooked *h = ctx;
+    (void)d;
+    return o->kind == PT_OP_F ? t + h->late : t;
+}
+
+static double h_run(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur)
+{
+    hooked *h = ctx;
+    (void)d;
+    h->calls++;
+    if (o->kind == PT_OP_F && t0 >= ready + h->late - 1e-12) h->seen_late++;
+    return t0 + dur + h->hold;
+}
+
+static int h_visit(void *ctx, int d, const pt_pipe_op *o, double t0, double t1, double send_end, double act)
+{
+    double *longest = ctx;
+    (void)d, (void)o, (void)send_end, (void)act;
+    if (t1 - t0 > *longest) *longest = t1 - t0;
+    return 0;
+}
+
+static void test_hook(void **state)
+{
+    static const struct { pt_schedule s; int vpp; } sc[] = {
+        {PT_SCHED_GPIPE, 1}, {PT_SCHED_1F1B, 1}, {PT_SCHED_INTERLEAVED, 2},
+        {PT_SCHED_ZBH1, 1},  {PT_SCHED_ZBV, 2},  {PT_SCHED_DUALPIPE, 1},
+    };
+    double f[MAXV], b[MAXV];
+    (void)state;
+    for (int i = 0; i < MAXV; i++) f[i] = 1, b[i] = 2;
+    for (size_t k = 0; k < sizeof sc / sizeof *sc; k++) {
+        pt_pipe p = pipe_of(sc[k].s, 4, sc[k].vpp, 8);
+        pt_pipe_replay r0 = {0, 0, NULL}, r1 = {0, 0, NULL}, r2 = {0, 0, NULL};
+        hooked h = {0, 0, 0, 0};
+        pt_pipe_hook hook = {h_start, h_run, &h};
+        double longest = 0;
+        assert_int_equal(pt_pipe_run(&p, f, b, NULL, 0.1, NULL, NULL, &r0), 0);
+        assert_int_equal(pt_pipe_run_hooked(&p, f, b, NULL, 0.1, &hook, NULL, NULL, &r1), 0);
+        assert_int_equal(pt_pipe_run_hooked(&p, f, b, NULL, 0.1, &hook, h_visit, &longest, &r2), 0);
+        assert_true(r1.makespan == r0.makespan && r2.makespan == r0.makespan);
+        assert_int_equal(h.calls, 2 * pt_pipe_nops(&p) * p.pp);
+    }
+    {
+        pt_pipe p = pipe_of(PT_SCHED_1F1B, 1, 1, 6);
+        pt_pipe_replay r = {0, 0, NULL};
+        hooked h = {0.5, 0.25, 0, 0};
+        pt_pipe_hook hook = {h_start, h_run, &h};
+        double longest = 0;
+        assert_int_equal(pt_pipe_run_hooked(&p, f, b, NULL, 0.0, &hook, h_visit, &longest, &r), 0);
+        th_near_abs(r.makespan, 4.25 * 6, 1e-12, "held and late operations, pp=1");
+        th_near_abs(longest, 2.5, 1e-12, "the visitor sees a backward held 0.5 longer");
+        assert_int_equal(h.seen_late, 6);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orders_complete), cmocka_unit_test(test_1f1b_unit),
         cmocka_unit_test(test_zbv_unit),        cmocka_unit_test(test_dualpipe_unit),
-        cmocka_unit_test(test_deadlock_reported),
+        cmocka_unit_test(test_deadlock_reported), cmocka_unit_test(test_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -419,7 +419,7 @@ static void test_refusals(void **state)
     ev[7].end_s = ev[7].start_s - 0.1;
     refused(&r, "events[7].end_s");
     ev[7].end_s = ev[7].start_s + 0.5;
-    ev[1].stream = 2;
+    ev[1].stream = 3; /* 2 is the data-parallel collectives' stream */
     refused(&r, "events[1].stream");
     ev[1].stream = 1;
     mm[4].stage = -1;

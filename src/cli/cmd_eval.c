@@ -81,8 +81,8 @@ int cmd_eval(int argc, char **argv)
     }
     pt_emit_plan_table(stdout, &m, &c, &o.job, &st, &cost);
     if (simulate) {
-        printf("\nsimulated, event by event: step %.3f s (pipeline %.3f s, of which %.3f s idle "
-               "on the busiest stage; then %.3f s of DP and optimizer)\n",
+        printf("\nsimulated, event by event: step %.3f s (pipeline and data-parallel collectives %.3f s, of "
+               "which %.3f s idle on the busiest stage; then %.3f s of optimizer)\n",
                sim.step_time_s, sim.pipeline_s, sim.bubble_s, sim.tail_s);
         printf("  peak memory per stage (GiB):");
         for (int i = 0; i < sim.pp; i++) printf(" %.1f", (double)sim.stage_peak[i] / PT_GiB);

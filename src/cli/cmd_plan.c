@@ -97,8 +97,8 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
         for (int i = 0; i < r->n; i++) nind += chk[i].independent;
         printf("step s, tokens/s, TFLOP/s, MFU and mem GiB: %s\n",
                nind == r->n ? "simulated event by event (ranked by the simulator)"
-               : nind == 0  ? "analytic (pp=1, zb-v or dualpipe, where the simulator computes the same, or beyond its limits)"
-                            : "simulated where the simulator checks the pipeline (pp > 1, not zb-v/dualpipe), else analytic");
+               : nind == 0  ? "analytic (no data parallelism, and pp=1, zb-v or dualpipe, where the simulator computes the same, or beyond its limits)"
+                            : "simulated where the simulator checks the pipeline (pp > 1, not zb-v/dualpipe) or the data-parallel overlap (dp*cp > 1), else analytic");
     }
     { /* plans predicted above the device's best published MFU (issue 14) */
         char nums[80] = "", who[96];
@@ -439,8 +439,8 @@ static void print_plans(const pt_model *m, const pt_cluster *c, const pt_job *jo
             }
             if (!k->independent) { /* the same sums: nothing was checked */
                 printf("%2d  %12.3f %12s\n", i + 1, k->analytic_step_time_s,
-                       r->plans[i].st.pp == 1 ? "pp=1: no pipeline to check"
-                                              : "zb-v/dualpipe: both models replay the same order");
+                       r->plans[i].st.pp == 1 ? "pp=1, no data parallelism: nothing to check"
+                                              : "zb-v/dualpipe, no data parallelism: both models replay the same order");
                 continue;
             }
             printf("%2d  %12.3f %12.3f %+6.1f%% %12.1f %12.1f\n", i + 1, k->analytic_step_time_s,

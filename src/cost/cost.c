@@ -59,9 +59,18 @@
  *  - DP/ZeRO: Megatron DDP all-reduces fp32 gradients (ZeRO 0); the
  *    distributed optimizer (ZeRO 1/2) reduce-scatters them and all-gathers
  *    bf16 parameters; both overlap with the last micro-batch's backward (and
- *    the next forward) bucket by bucket.  ZeRO-3/FSDP all-gathers parameters
- *    for forward and again for backward and reduce-scatters gradients every
- *    micro-batch, prefetching so each overlaps the neighbouring compute.
+ *    the next step's first forward) bucket by bucket (--overlap-grad-reduce,
+ *    --overlap-param-gather).  ZeRO-3/FSDP all-gathers parameters for
+ *    forward and again for backward and reduce-scatters gradients every
+ *    micro-batch, prefetching one layer ahead.  The exposed time is derived
+ *    from the order src/sim replays these collectives in (dp_exposed_s): a
+ *    bucket per layer, the embedding and the output layer their own, on a
+ *    FIFO stream beside the compute -- the reductions draining past the last
+ *    gradient pass (the embedding's, computed last, is never hidden), the
+ *    first layer's gather of each operation never hidden, each further one
+ *    hidden behind the previous layer's compute where it fits; zb-v and
+ *    dualpipe against the times of their replayed order (dp_replayed).  The
+ *    pp=1 sweep of tests/test_sim.c agrees with the replay to 1e-4.
  *    FSDP (and Megatron's) collectives are hierarchical like any other.
  *    DeepSpeed's are priced as one flat ring at the slowest spanned level:
  *    Narayanan et al. Table 2 measured DeepSpeed ZeRO-3 (175B at 768 and 1536
@@ -1118,21 +1127,482 @@ static void stage_work(const pt_model *m, const pt_strategy *st, const pt_cost_p
     }
 }
 
+double pt_cost_bucket_params(const pt_model *m, const pt_strategy *st, int which, int64_t layer, int copy,
+                             double *expert)
+{
+    double t = st->tp, h = (double)m->hidden, norms = (m->norm_bias ? 4.0 : 2.0) * h, p, e = 0;
+    if (which == 0) {
+        p = (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
+    } else if (which == 2) {
+        p = (m->norm_bias ? 2.0 : 1.0) * h + (!m->tied_embeddings || copy ? (double)m->vocab * h / t : 0.0);
+    } else if (m->experts > 0) {
+        int moe = pt_cost_moe_layers_in(m, layer, layer + 1) > 0;
+        p = ((double)pt_model_attn_params(m) - norms) / t + norms +
+            (double)(moe ? pt_model_moe_other_params(m) : pt_model_dense_mlp_params(m)) / t;
+        if (moe) e = (double)pt_model_expert_params(m) / ((double)st->ep * st->etp);
+    } else {
+        p = ((double)pt_model_layer_params(m) - norms) / t + norms;
+    }
+    if (expert) *expert = e;
+    return p;
+}
+
+void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy *st, double P, double Pe,
+                      pt_cost_dp *o)
+{
+    double gbytes = job->grad_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
+    int64_t n = pt_strategy_group_size(st, PT_GROUP_DP_CP), stride = pt_strategy_stride(st, PT_GROUP_DP_CP);
+    int64_t en = pt_strategy_group_size(st, PT_GROUP_EDP), estride = pt_strategy_stride(st, PT_GROUP_EDP);
+    memset(o, 0, sizeof *o);
+    o->zero = st->zero;
+    o->slow = 1.0;
+    if (n > 1) {
+        if (st->zero == 0) {
+            o->grad = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(gbytes * P), n, stride);
+        } else if (st->zero <= 2) {
+            o->grad = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(gbytes * P), n, stride);
+            o->gather = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * P), n, stride);
+        } else {
+            double (*coll)(const pt_cluster *, pt_coll_op, int64_t, int64_t, int64_t) =
+                job->engine == PT_ENGINE_DEEPSPEED ? pt_coll_time_flat : pt_coll_time;
+            o->gather = coll(c, PT_ALLGATHER, bytes_i64(2.0 * P), n, stride);
+            o->scatter = coll(c, PT_REDUCESCATTER, bytes_i64(2.0 * P), n, stride);
+            if (job->engine == PT_ENGINE_DEEPSPEED) o->slow = 2.0 - DEEPSPEED_ZERO3_OVERLAP;
+        }
+    }
+    if (Pe > 0 && en > 1) {
+        if (st->zero == 0) {
+            o->e_grad = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(gbytes * Pe), en, estride);
+        } else if (st->zero <= 2) {
+            o->e_grad = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(gbytes * Pe), en, estride);
+            o->e_gather = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pe), en, estride);
+        } else { /* per micro-batch: gather twice, reduce-scatter once */
+            o->e_scatter = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pe), en, estride);
+            o->e_gather = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pe), en, estride);
+        }
+    }
+}
+
+/* ---- the data-parallel collectives' exposed time ---------------------------
+ * Derived from the order src/sim replays them in: buckets of about one
+ * layer (the embedding and the output layer their own), each collective on
+ * a FIFO stream beside the compute.  A stage's buckets in the order an
+ * operation runs them are a few classes of equal buckets (dpseg): the
+ * output layer, n layers, the embedding, and for the zero-bubble and
+ * interleaved orders the other chunks. */
+typedef struct dpseg {
+    int64_t n;       /* buckets                                   */
+    double g, c, r;  /* each: parameter gather, compute, gradient reduction */
+} dpseg;
+
+static const dpseg *dpseg_at(const dpseg *s, int ns, int64_t k)
+{
+    for (int i = 0; i < ns; i++) {
+        if (k < s[i].n) return &s[i];
+        k -= s[i].n;
+    }
+    return &s[ns - 1];
+}
+
+static int64_t dpseg_count(const dpseg *s, int ns)
+{
+    int64_t n = 0;
+    for (int i = 0; i < ns; i++) n += s[i].n;
+    return n;
+}
+
+/* What x seconds of collectives beside c seconds of compute add to it: the
+ * excess, or with DeepSpeed ZeRO-3 all but the hidden share h of the
+ * overlap (pt_cost_dp.slow). */
+static double beside(double x, double c, double h)
+{
+    return x - h * (x < c ? x : c);
+}
+
+/* ZeRO-3 forward (and a split schedule's input-gradient pass): each bucket's
+ * gather issued when the previous bucket's compute starts, the first one
+ * when the operation is ready: g_1 + sum_k beside(g_{k+1}, c_k). */
+static double dp_gather_op(const dpseg *s, int ns, double h)
+{
+    int64_t N = dpseg_count(s, ns);
+    double e;
+    if (N == 0) return 0.0;
+    e = dpseg_at(s, ns, 0)->g;
+    for (int64_t k = 0; k + 1 < N; k++) e += beside(dpseg_at(s, ns, k + 1)->g, dpseg_at(s, ns, k)->c, h);
+    return e;
+}
+
+/* ZeRO-3 backward: gathers one bucket ahead and each bucket's reduce-scatter
+ * when its backward ends, in FIFO order G2 R1 G3 R2 ...: with s_k the
+ * bucket starts, s_2 = s_1 + max(c_1, g_2), s_{k+1} = s_k + max(c_k, r_{k-1}
+ * + g_{k+1}), and the stream free after max(c_N, r_{N-1}) + r_N: exposed
+ * g_1 + beside(g_2, c_1) + sum beside(r_{k-1} + g_{k+1}, c_k) +
+ * beside(r_{N-1}, c_N) + r_N (the last reduce-scatter holds the next
+ * operation's first gather). */
+static double dp_backward_op(const dpseg *s, int ns, double h)
+{
+    int64_t N = dpseg_count(s, ns);
+    double e;
+    if (N == 0) return 0.0;
+    e = dpseg_at(s, ns, 0)->g;
+    if (N == 1) return e + dpseg_at(s, ns, 0)->r;
+    e += beside(dpseg_at(s, ns, 1)->g, dpseg_at(s, ns, 0)->c, h);
+    for (int64_t k = 1; k + 1 < N; k++)
+        e += beside(dpseg_at(s, ns, k - 1)->r + dpseg_at(s, ns, k + 1)->g, dpseg_at(s, ns, k)->c, h);
+    return e + beside(dpseg_at(s, ns, N - 2)->r, dpseg_at(s, ns, N - 1)->c, h) + dpseg_at(s, ns, N - 1)->r;
+}
+
+/* Reductions released as the buckets' gradient passes end (in s's order)
+ * on a FIFO stream: how long the stream runs past the last pass, the most
+ * over buckets k of the reductions from k on less the compute after k. */
+static double dp_drain(const dpseg *s, int ns)
+{
+    double A = 0, B = 0, best = 0;
+    for (int64_t k = dpseg_count(s, ns) - 1; k >= 0; k--) {
+        const dpseg *u = dpseg_at(s, ns, k);
+        A += u->r;
+        if (A - B > best) best = A - B;
+        B += u->c;
+    }
+    return best;
+}
+
+/* Gathers all issued at once, each bucket's compute waiting for its own (in
+ * s's order): the delay, the most over k of the gathers up to k less the
+ * compute before k. */
+static double dp_fill(const dpseg *s, int ns)
+{
+    double A = 0, B = 0, best = 0;
+    int64_t N = dpseg_count(s, ns);
+    for (int64_t k = 0; k < N; k++) {
+        const dpseg *u = dpseg_at(s, ns, k);
+        A += u->g;
+        if (A - B > best) best = A - B;
+        B += u->c;
+    }
+    return best;
+}
+
+/* ---- zb-v and dualpipe: the collectives against the replayed order ---------
+ * Their pipeline has no closed form (replay_pipe); the buckets' timing comes
+ * from the same replay: when each rank first runs each virtual stage forward
+ * and when its last gradient pass (W) on it ends.  The overlap is still
+ * this block's formula (dp_fill, dp_drain, dp_gather_op); for ZeRO-3 each
+ * operation is lengthened by what its collectives expose and the order
+ * replayed again. */
+typedef struct dp_times {
+    const pt_pipe *p;
+    double *first_f, *last_g; /* pp x V: first forward start, last gradient pass end (-1: none) */
+} dp_times;
+
+/* A hook that only watches (the replay's fast path calls it too). */
+static double dp_times_start(void *ctx, int d, const pt_pipe_op *o, double t)
+{
+    (void)ctx, (void)d, (void)o;
+    return t;
+}
+
+static double dp_times_run(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur)
+{
+    dp_times *x = ctx;
+    int64_t i = (int64_t)d * x->p->V + o->vs;
+    (void)ready;
+    if (o->kind == PT_OP_F && (x->first_f[i] < 0 || t0 < x->first_f[i])) x->first_f[i] = t0;
+    if (o->kind == PT_OP_W && t0 + dur > x->last_g[i]) x->last_g[i] = t0 + dur;
+    return t0 + dur;
+}
+
+static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
+                          const pt_cost_dp *k, double Pst, double Pexp, int64_t M, double p2p, double span0)
+{
+    pt_pipe p;
+    int V, PP = st->pp, NU;
+    int *lo = NULL;
+    double *buf = NULL, *f, *b, *a, *uf, *ub, *ug, *ua, *ur, out = HUGE_VAL;
+    double ra = Pst > 0 ? k->gather / Pst : 0, rg = Pst > 0 ? k->grad / Pst : 0, rr = Pst > 0 ? k->scatter / Pst : 0;
+    double era = Pexp > 0 ? k->e_gather / Pexp : 0, erg = Pexp > 0 ? k->e_grad / Pexp : 0;
+    double err = Pexp > 0 ? k->e_scatter / Pexp : 0, h = 2.0 - k->slow;
+    int *uo = NULL;
+    dp_times x = {&p, NULL, NULL};
+    pt_pipe_init(&p, st, M);
+    V = p.V;
+    NU = (int)m->layers + 2;
+    lo = malloc((size_t)(V + 1) * sizeof *lo);
+    uo = malloc((size_t)(V + 1) * sizeof *uo);
+    buf = malloc((size_t)(5 * V + 5 * NU + 2 * PP * V) * sizeof *buf);
+    if (!lo || !uo || !buf) goto out;
+    f = buf, b = f + V, a = b + V, uf = a + V, ub = uf + NU, ug = ub + NU, ua = ug + NU, ur = ua + NU;
+    x.first_f = ur + NU, x.last_g = x.first_f + PP * V;
+    pt_cost_vstages(m, job, st, pr, &p, lo, f, b, a);
+    /* the buckets of each virtual stage, forward order: embedding, layers,
+     * output layer; compute split by layer as the stage's time allows */
+    for (int vs = 0, j = 0; vs < V; vs++) {
+        int n = lo[vs + 1] - lo[vs], j0;
+        double xf = 0, xb = 0, P, Pe = 0;
+        uo[vs] = j;
+        if (vs == 0) {
+            P = pt_cost_bucket_params(m, st, 0, 0, 0, NULL);
+            uf[j] = pr->emb_f + pr->emb_tp, ub[j] = pr->emb_b + (st->sp ? pr->emb_tp : 0.0);
+            ug[j] = ra * P, ua[j] = rg * P, ur[j] = rr * P;
+            xf += uf[j], xb += ub[j], j++;
+        }
+        j0 = j;
+        for (int l = lo[vs]; l < lo[vs + 1]; l++, j++) {
+            P = pt_cost_bucket_params(m, st, 1, l, 0, &Pe);
+            ug[j] = ra * P + era * Pe, ua[j] = rg * P + erg * Pe, ur[j] = rr * P + err * Pe;
+        }
+        if (vs == V - 1) {
+            P = pt_cost_bucket_params(m, st, 2, 0, 0, NULL);
+            uf[j] = pr->head_f, ub[j] = pr->head_b;
+            ug[j] = ra * P, ua[j] = rg * P, ur[j] = rr * P;
+            xf += uf[j], xb += ub[j], j++;
+        }
+        for (int i = j0; i < j0 + n; i++) {
+            uf[i] = f[vs] > xf ? (f[vs] - xf) / n : 0.0;
+            ub[i] = b[vs] > xb ? (b[vs] - xb) / n : 0.0;
+        }
+        uo[vs + 1] = j;
+    }
+    if (k->zero >= 3) {
+        /* each operation lengthened by its collectives' exposed time */
+        double *f2 = a;
+        dpseg sg[256];
+        double *b2 = malloc((size_t)V * sizeof *b2);
+        if (!b2) goto out;
+        for (int vs = 0; vs < V; vs++) {
+            int ns = 0;
+            double e;
+            for (int i = uo[vs]; i < uo[vs + 1] && ns < 256; i++) sg[ns++] = (dpseg){1, ug[i], uf[i], 0};
+            f2[vs] = f[vs] + dp_gather_op(sg, ns, h);
+            ns = 0;
+            for (int i = uo[vs + 1] - 1; i >= uo[vs] && ns < 256; i--) sg[ns++] = (dpseg){1, ug[i], 0.5 * ub[i], ur[i]};
+            e = dp_gather_op(sg, ns, h);
+            for (int i = 0; i < ns; i++) sg[i].g = 0;
+            b2[vs] = b[vs] + e + dp_drain(sg, ns);
+        }
+        {
+            /* the order stretched as its busiest rank's work is: each
+             * operation on it lengthened in proportion */
+            double ratio = 0;
+            for (int d = 0; d < PP; d++) {
+                double w = 0, w2 = 0;
+                for (int vs = 0; vs < V; vs++)
+                    if (pt_pipe_dev(&p, 0, vs) == d || (p.dual && pt_pipe_dev(&p, (int)(p.M - 1), vs) == d))
+                        w += f[vs] + b[vs], w2 += f2[vs] + b2[vs];
+                if (w > 0 && w2 / w - 1.0 > ratio) ratio = w2 / w - 1.0;
+            }
+            out = span0 * ratio;
+        }
+        free(b2);
+        goto out;
+    }
+    {
+        /* ZeRO 0-2: per rank, the gathers at the step's start against the
+         * virtual stages' first forwards, the reductions against their last
+         * gradient passes and the step's end */
+        pt_pipe_replay r = {0, 0, NULL};
+        int64_t Mr = M <= 2 * (int64_t)PP ? M : 2 * (int64_t)PP; /* the ends repeat from there on */
+        double fill = 0, drain = 0;
+        for (int64_t i = 0; i < (int64_t)PP * V; i++) x.first_f[i] = x.last_g[i] = -1.0;
+        p.M = Mr;
+        {
+            pt_pipe_hook watch = {dp_times_start, dp_times_run, &x};
+            if (pt_pipe_run_hooked(&p, f, b, NULL, p2p, &watch, NULL, NULL, &r) != 0) goto out;
+        }
+        for (int d = 0; d < PP; d++) {
+            int ord[64], no = 0;
+            double G = 0, A = 0, B = 0, best = 0, t_last = -1;
+            for (int vs = 0; vs < V && no < 64; vs++)
+                if (x.first_f[d * V + vs] >= 0) ord[no++] = vs;
+            /* gathers in the order of first use */
+            for (int i = 1; i < no; i++)
+                for (int j = i; j > 0 && x.first_f[d * V + ord[j]] < x.first_f[d * V + ord[j - 1]]; j--) {
+                    int t = ord[j];
+                    ord[j] = ord[j - 1], ord[j - 1] = t;
+                }
+            for (int i = 0; i < no; i++) {
+                double s = x.first_f[d * V + ord[i]];
+                for (int u = uo[ord[i]]; u < uo[ord[i] + 1]; u++) {
+                    G += ug[u];
+                    if (G - s > fill) fill = G - s;
+                    s += uf[u];
+                }
+            }
+            /* reductions, the last released last: from the end backwards */
+            for (int i = 1; i < no; i++)
+                for (int j = i; j > 0 && x.last_g[d * V + ord[j]] < x.last_g[d * V + ord[j - 1]]; j--) {
+                    int t = ord[j];
+                    ord[j] = ord[j - 1], ord[j - 1] = t;
+                }
+            for (int i = no - 1; i >= 0; i--) {
+                double t = x.last_g[d * V + ord[i]];
+                if (t_last < 0) t_last = t, B = 0;
+                else B = t_last - t; /* compute after this stage's last pass */
+                /* its buckets, the embedding side released last */
+                for (int u = uo[ord[i]]; u < uo[ord[i] + 1]; u++) {
+                    A += ua[u];
+                    if (A - B > best) best = A - B;
+                    B += 0.5 * ub[u];
+                }
+            }
+            if (t_last >= 0 && best - (r.makespan - t_last) > drain) drain = best - (r.makespan - t_last);
+        }
+        out = fill + drain;
+    }
+out:
+    free(lo);
+    free(uo);
+    free(buf);
+    return out;
+}
+
+#define DP_MAX_CHUNKS 64
+/* The data-parallel time a step exposes beyond its compute: for each stage
+ * class (stage_ends), its buckets' compute from its per-micro-batch work
+ * (stage_work, the embedding's and output layer's own times apart) and
+ * their collectives as shares of the largest stage's (Pst, Pexp:
+ * pt_cost_dp_colls), then
+ *  - ZeRO 0-2: the reductions of the last micro-batch's gradient pass (B,
+ *    or W for split schedules) draining past it (dp_drain; an interleaved
+ *    rank's other chunks end their last backward earlier, the other
+ *    micro-batches' chunks between them; a linear pipeline's later ranks
+ *    finish early by the drain, slack), plus the first rank's wait for the
+ *    parameter gathers issued at the step's start (ZeRO 1-2, dp_fill);
+ *  - ZeRO-3: each operation's gathers and reduce-scatters (dp_gather_op,
+ *    dp_backward_op) per micro-batch: the busiest stage's for all
+ *    micro-batches but one, every stage's once for the fill and the drain.
+ * The largest over the stage classes.  zb-v and dualpipe: dp_replayed. */
+static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                           const pt_cost_prep *pr, double Pst, double Pexp, int64_t mb, double fill_b,
+                           const double *sfw, const double *sbw, double p2p, double span0)
+{
+    pt_cost_dp k;
+    dpseg sg[2 * DP_MAX_CHUNKS + 2];
+    int zbv = st->pp > 1 && st->schedule == PT_SCHED_ZBV, dual = st->pp > 1 && st->schedule == PT_SCHED_DUALPIPE;
+    int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
+    int il = st->schedule == PT_SCHED_INTERLEAVED, v = il ? st->vpp : 1;
+    double h, rg, ra, rr, erg, era, err, best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0;
+    double vil = il ? st->vpp : 1.0;
+    double nmb = (double)mb;
+    pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
+    if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
+    if (zbv || dual) return dp_replayed(m, job, st, pr, &k, Pst, Pexp, mb, p2p, span0);
+    if (v > DP_MAX_CHUNKS) v = DP_MAX_CHUNKS;
+    h = 2.0 - k.slow;
+    rg = Pst > 0 ? k.grad / Pst : 0, ra = Pst > 0 ? k.gather / Pst : 0, rr = Pst > 0 ? k.scatter / Pst : 0;
+    erg = Pexp > 0 ? k.e_grad / Pexp : 0, era = Pexp > 0 ? k.e_gather / Pexp : 0;
+    err = Pexp > 0 ? k.e_scatter / Pexp : 0;
+    for (int which = 0; which < 3; which++) {
+        int first, last, ns;
+        work w;
+        double n, Pe = 0, P, Pemb, Phead, f, b, half = split ? 0.5 : 1.0;
+        double ef = pr->emb_f + pr->emb_tp, eb = pr->emb_b + (st->sp ? pr->emb_tp : 0.0);
+        int64_t ni, n1;
+        dpseg L, E, H;
+        if (which == 2 && st->pp < 3) break;
+        stage_ends(st, which, &first, &last);
+        stage_work(m, st, pr, first, last, &w);
+        n = layers_on(m, st, first, last);
+        P = stage_params_split(m, st, first, last, &Pe);
+        Pemb = first ? pt_cost_bucket_params(m, st, 0, 0, 0, NULL) : 0.0;
+        Phead = last ? pt_cost_bucket_params(m, st, 2, 0, st->pp > 1 && !first, NULL) : 0.0;
+        f = (w.f + w.xf + w.cf + w.ef - (first ? ef : 0.0) - (last ? pr->head_f : 0.0)) / (n > 0 ? n : 1.0);
+        b = (w.b + w.xb + w.cb + w.eb - (first ? eb : 0.0) - (last ? pr->head_b : 0.0)) / (n > 0 ? n : 1.0);
+        ni = (int64_t)(n + 0.5);
+        if (ni < 1) ni = 1;
+        n1 = ni / v > 0 ? ni / v : 1;
+        P = (P - Pemb - Phead) / (double)ni, Pe /= (double)ni;
+        L = (dpseg){1, ra * P + era * Pe, f, 0};
+        E = (dpseg){first, ra * Pemb, ef, 0};
+        H = (dpseg){last, ra * Phead, pr->head_f, 0};
+        if (k.zero <= 2) {
+            /* the last gradient pass, in its order: the output layer, the
+             * chunks (last to first), the embedding */
+            double slack = split ? 0.0 : which == 1 ? fill_b / vil : which == 2 ? sbw[0] / vil : 0.0, e;
+            /* chunk backwards between an interleaved rank's chunks' last
+             * gradient passes: the other micro-batches' */
+            double gap_b = st->pp - 1.0;
+            ns = 0;
+            sg[ns++] = (dpseg){H.n, 0, pr->head_b * half, (rg * Phead)};
+            for (int i = 0; i < v; i++) {
+                sg[ns++] = (dpseg){i < v - 1 ? n1 : ni - n1 * (v - 1), 0, b * half, rg * P + erg * Pe};
+                if (il && i < v - 1) sg[ns++] = (dpseg){1, 0, gap_b * (double)n1 * b * half, 0};
+            }
+            sg[ns++] = (dpseg){E.n, 0, eb * half, rg * Pemb};
+            e = dp_drain(sg, ns) - slack;
+            if (e > best_g) best_g = e;
+            if (which == 0 && k.gather + k.e_gather > 0) {
+                /* the parameters in the order the first rank first uses
+                 * them: an interleaved chunk's first forward comes after
+                 * the previous chunk's for the pp - 1 micro-batches ahead */
+                double gap = (st->pp - 1.0) * (double)n1 * f;
+                ns = 0;
+                sg[ns++] = E;
+                for (int i = 0; i < v; i++) {
+                    sg[ns] = L, sg[ns++].n = i < v - 1 ? n1 : ni - n1 * (v - 1);
+                    if (i < v - 1) sg[ns++] = (dpseg){1, 0, gap, 0};
+                }
+                sg[ns++] = H;
+                e = dp_fill(sg, ns);
+                if (e > fill) fill = e;
+            }
+        } else {
+            double e = 0, ew = 0;
+            for (int i = 0; i < v; i++) {
+                int64_t nc = i < v - 1 ? n1 : ni - n1 * (v - 1);
+                int fe = i == 0 && first, fh = i == v - 1 && last;
+                /* forward: embedding, layers, output layer */
+                sg[0] = E, sg[0].n = fe;
+                sg[1] = L, sg[1].n = nc;
+                sg[2] = H, sg[2].n = fh;
+                e += dp_gather_op(sg, 3, h);
+                /* backward: the other way, reduce-scatters after */
+                sg[0] = H, sg[0].n = fh, sg[0].c = pr->head_b * half, sg[0].r = rr * Phead;
+                sg[1] = L, sg[1].n = nc, sg[1].c = b * half, sg[1].r = rr * P + err * Pe;
+                sg[2] = E, sg[2].n = fe, sg[2].c = eb * half, sg[2].r = rr * Pemb;
+                if (split) {
+                    e += dp_gather_op(sg, 3, h);
+                    for (int j = 0; j < 3; j++) sg[j].g = 0;
+                    ew += dp_drain(sg, 3); /* off the critical path in the fill and drain */
+                } else {
+                    e += dp_backward_op(sg, 3, h);
+                }
+            }
+            /* every micro-batch but one at the pace of the stage slowest
+             * with its collectives -- its compute and what they expose,
+             * but no faster than its stream carries them -- beyond the
+             * slowest without (which the step already counts); the first
+             * micro-batch's forward and the last one's backward pass every
+             * stage once (the fill and the drain); the last weight-gradient
+             * pass's reduce-scatters */
+            {
+                double stream = (2.0 * (L.g * (double)ni + E.g * first + H.g * last) +
+                                 (rr * P + err * Pe) * (double)ni + rr * (Pemb + Phead));
+                double pace = sfw[which] + sbw[which] + e;
+                if (stream > pace) pace = stream;
+                if (pace > best_3) best_3 = pace;
+            }
+            if (sfw[which] + sbw[which] > slowest) slowest = sfw[which] + sbw[which];
+            chain += (which == 2 ? st->pp - 2.0 : which == 1 && st->pp == 1 ? 0.0 : 1.0) * e;
+            if (ew > best_w) best_w = ew;
+        }
+    }
+    if (k.zero <= 2) return best_g + fill;
+    return (nmb - 1.0 / vil) * (best_3 - slowest) + chain / vil + best_w;
+}
+
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
                            const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out)
 {
     const pt_device *dev = &c->dev;
     const hw *hp = &pr->h;
-    double layers = (double)m->layers / st->pp;
     double t = st->tp;
     double hd = (double)m->hidden, V = (double)m->vocab;
     double tf, tb, tpf, tpb, cpf, cpb, epf = 0, epb = 0, per_mb, ep_mb;
     double p2p, p2p_one, bubble, tw, mbd, sfw[3], sbw[3], fill_f, fill_b, rpeak[3] = {0, 0, 0};
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), nmb;
-    double Pst, Pexp = 0, e_rs = 0, e_ag = 0, grad_t = 0, ag_t = 0, dp_exposed = 0, opt_t, off_t = 0;
-    double gbytes = job->grad_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
+    double Pst, Pexp = 0, dp_exposed = 0, opt_t, off_t = 0;
     int64_t mb = st->gbs / ((int64_t)st->mbs * st->dp);
-    int64_t dp_stride = pt_strategy_stride(st, PT_GROUP_DP_CP), ndp_i = pt_strategy_group_size(st, PT_GROUP_DP_CP);
     struct { double flops_f, flops_rc; } L;
 
     assert(st->tp >= 1 && st->pp >= 1 && st->dp >= 1 && st->cp >= 1 && st->mbs >= 1);
@@ -1254,64 +1724,9 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
             Pexp = Pe2;
         }
     }
-    if (Pexp > 0) {
-        /* priced as the same collectives on the expert group, added to the
-         * dense part's (they share the backward they hide behind) */
-        int64_t edp_i = pt_strategy_group_size(st, PT_GROUP_EDP), estride = pt_strategy_stride(st, PT_GROUP_EDP);
-        if (edp_i > 1) {
-            if (st->zero == 0) {
-                e_rs = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(gbytes * Pexp), edp_i, estride);
-            } else if (st->zero <= 2) {
-                e_rs = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(gbytes * Pexp), edp_i, estride);
-                e_ag = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pexp), edp_i, estride);
-            } else { /* per micro-batch: gather twice, reduce-scatter once */
-                e_rs = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pexp), edp_i, estride);
-                e_ag = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pexp), edp_i, estride);
-            }
-        }
-    }
-    if (ndp_i > 1) {
-        double lpst = layers * (st->schedule == PT_SCHED_DUALPIPE ? 2.0 : 1.0);
-        double nb = lpst < 1 ? 1 : lpst;           /* roughly one bucket per layer */
-        if (st->zero <= 2) {
-            if (st->zero == 0) {
-                grad_t = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(gbytes * Pst), ndp_i, dp_stride);
-            } else {
-                grad_t = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(gbytes * Pst), ndp_i, dp_stride);
-                ag_t = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride);
-            }
-            grad_t += e_rs; /* the experts' own group, after the dense part */
-            ag_t += e_ag;
-            /* bucketed: hides behind the last micro-batch's backward (and the
-             * parameter gather behind the first forward), except one bucket */
-            {
-                double hide_b = (tb + tpb) * (1.0 - 1.0 / nb), hide_f = (tf + tpf) * (1.0 - 1.0 / nb);
-                double eg = grad_t - hide_b, ea = ag_t - hide_f;
-                if (eg < grad_t / nb) eg = grad_t / nb;
-                if (ea < ag_t / nb) ea = ag_t / nb;
-                dp_exposed = eg + ea;
-            }
-        } else {
-            double (*coll)(const pt_cluster *, pt_coll_op, int64_t, int64_t, int64_t) =
-                job->engine == PT_ENGINE_DEEPSPEED ? pt_coll_time_flat : pt_coll_time;
-            double ag = coll(c, PT_ALLGATHER, bytes_i64(2.0 * Pst), ndp_i, dp_stride) + e_ag;
-            double rs = coll(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pst), ndp_i, dp_stride) + e_rs;
-            double hide = job->engine == PT_ENGINE_DEEPSPEED ? DEEPSPEED_ZERO3_OVERLAP
-                                                             : 1.0 - 1.0 / nb;
-            double ef = ag - (tf + tpf) * hide;
-            double ebk = ag + rs - (tb + tpb) * hide;
-            if (ef < ag * (1.0 - hide)) ef = ag * (1.0 - hide);
-            if (ebk < (ag + rs) * (1.0 - hide)) ebk = (ag + rs) * (1.0 - hide);
-            grad_t = rs * nmb;
-            ag_t = 2.0 * ag * nmb;
-            dp_exposed = (ef + ebk) * nmb;
-        }
-    } else {
-        /* no dense data parallelism: only the experts' group (not hidden) */
-        grad_t = e_rs * (st->zero >= 3 ? nmb : 1.0);
-        ag_t = e_ag * (st->zero >= 3 ? 2.0 * nmb : 1.0);
-        dp_exposed = grad_t + ag_t;
-    }
+    /* zb-v, dualpipe: the replayed order's makespan, as the bubble came from it */
+    dp_exposed = dp_exposed_s(m, c, job, st, pr, Pst, Pexp, mb, fill_b, sfw, sbw, p2p_one,
+                              bubble + p2p + nmb * (tf + tb + tpf + tpb + cpf + cpb + ep_mb));
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */
     p2p += pt_cost_tied_embedding_s(m, c, st);

@@ -82,6 +82,40 @@ double pt_cost_model_flops_full_square(const pt_model *m, int64_t seq_len, int64
  * drains (0 when untied or pp == 1).  Part of time.pp_comm. */
 double pt_cost_tied_embedding_s(const pt_model *m, const pt_cluster *c, const pt_strategy *st);
 
+/* Data-parallel collectives of one pipeline rank holding P parameters (Pe of
+ * them routed experts), as the analytic model prices them and src/sim
+ * replays them bucket by bucket (each bucket's share of a total in
+ * proportion to its parameters: the same pt_coll_time / pt_coll_time_flat
+ * calls, the replay differs only in order and overlap).  Seconds for the
+ * whole rank, 0 where the group has one member. */
+typedef struct pt_cost_dp {
+    int zero;              /* 0: all-reduce; 1, 2: reduce-scatter once a step
+                              and all-gather of the updated parameters; 3:
+                              all-gather before each forward and backward,
+                              reduce-scatter after each backward            */
+    double grad;           /* gradients once a step (zero 0-2): all-reduce
+                              or reduce-scatter over dp*cp, e.g. 0.9         */
+    double gather;         /* parameters: zero 1-2 once a step, zero 3 once
+                              per use                                      */
+    double scatter;        /* zero 3: gradients per micro-batch              */
+    double e_grad, e_gather, e_scatter; /* the same for the routed experts
+                              over their expert data-parallel group         */
+    double slow;           /* DeepSpeed ZeRO-3: while a collective and compute
+                              overlap both run 1/slow as fast (1 + 0.4: of
+                              two equal overlapping spans only 60% hides,
+                              DEEPSPEED_ZERO3_OVERLAP); 1 otherwise          */
+} pt_cost_dp;
+void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy *st, double P, double Pe,
+                      pt_cost_dp *out);
+/* Parameters one device holds of one bucket of a stage (tp- and ep-sharded,
+ * before ZeRO), the routed experts' part in *expert: which 0 the embedding
+ * (position embeddings included), 1 the model's layer `layer`, 2 the final
+ * norm and the output layer (copy: the output layer is a copy of tied
+ * embeddings, pp > 1 with the embedding on another rank).  Their sums are
+ * the stage's parameters of pt_cost_stage_params. */
+double pt_cost_bucket_params(const pt_model *m, const pt_strategy *st, int which, int64_t layer, int copy,
+                             double *expert);
+
 /* The allowance for context, workspaces and fragmentation given the rest. */
 int64_t pt_cost_other_bytes(double rest);
 

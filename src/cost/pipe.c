@@ -279,7 +279,8 @@ typedef struct replay {
     run x;
     int64_t per, *next, *len;
     pt_pipe_op *ops;
-    double *free_at, *busy, *cur, *start;
+    double *free_at, *busy, *cur, *start, *ready;
+    const pt_pipe_hook *hook;
 } replay;
 
 /* When rank d's next operation -- with the operations it is paired with --
@@ -295,18 +296,58 @@ static double block_ready(const replay *y, int d)
     return t;
 }
 
-/* Runs rank d's next operation (and those paired with it) from t0, and
- * marks the ranks whose next start may change. */
-static void execute(replay *y, int d, double t0, const double *act, pt_pipe_visit visit, void *ctx,
+/* When rank d's next block could start: its inputs' arrival or the rank's
+ * freedom (*ready), moved by the hook; INFINITY if the inputs have not
+ * arrived. */
+static double next_start(const replay *y, int d, double *ready)
+{
+    double t = block_ready(y, d);
+    if (t == INFINITY) return t;
+    if (t < y->free_at[d]) t = y->free_at[d];
+    *ready = t;
+    return y->hook ? y->hook->start(y->hook->ctx, d, &y->ops[d * y->per + y->next[d]], t) : t;
+}
+
+/* Runs rank d's next operation (and those paired with it) from t0 (ready at
+ * `ready`), and marks the ranks whose next start may change. */
+static void execute(replay *y, int d, double ready, double t0, const double *act, pt_pipe_visit visit, void *ctx,
                     pt_pipe_replay *r, int *rc)
 {
     const pt_pipe *p = y->x.p;
     const pt_pipe_op *o = &y->ops[d * y->per + y->next[d]];
     int n = 1 + o->pair, sends = 0;
-    double t = t0, t1 = t0, send_end;
+    double t = t0, t1 = t0, send_end, end[3];
     for (int k = 0; k < n; k++) { /* the block ends when its last operation does */
         const pt_pipe_op *q = o + k;
-        t1 += q->kind == PT_OP_F ? y->x.f[q->vs] : p->split ? 0.5 * y->x.b[q->vs] : y->x.b[q->vs];
+        double dur = q->kind == PT_OP_F ? y->x.f[q->vs] : p->split ? 0.5 * y->x.b[q->vs] : y->x.b[q->vs];
+        end[k] = t1 + dur;
+        if (y->hook) {
+            double e = y->hook->run(y->hook->ctx, d, q, k == 0 ? ready : t1, t1, dur);
+            if (e < 0 && *rc == 0) *rc = -1;
+            if (e > end[k]) end[k] = e;
+        }
+        t1 = end[k];
+    }
+    if (!visit && !r->peak) { /* the analytic model's replay: times only */
+        for (int k = 0; k < n; k++) {
+            const pt_pipe_op *q = o + k;
+            int64_t i = IDX(p, q->mb, q->vs);
+            int to = -1;
+            if (q->kind == PT_OP_F) {
+                y->x.f_end[i] = t1;
+                if (q->vs + 1 < p->V) to = pt_pipe_dev(p, q->mb, q->vs + 1);
+            } else if (q->kind == PT_OP_B) {
+                y->x.b_end[i] = t1;
+                if (q->vs > 0) to = pt_pipe_dev(p, q->mb, q->vs - 1);
+            }
+            if (to >= 0 && to != d) sends = 1;
+            y->busy[d] += q->kind == PT_OP_F ? y->x.f[q->vs] : p->split ? 0.5 * y->x.b[q->vs] : y->x.b[q->vs];
+        }
+        send_end = sends ? t1 + y->x.p2p : t1;
+        y->free_at[d] = send_end;
+        if (send_end > r->makespan) r->makespan = send_end;
+        y->next[d] += n;
+        return;
     }
     for (int k = 0; k < n; k++) {
         const pt_pipe_op *q = o + k;
@@ -330,9 +371,9 @@ static void execute(replay *y, int d, double t0, const double *act, pt_pipe_visi
         y->busy[d] += dur;
         if (r->peak && y->cur[d] > r->peak[d]) r->peak[d] = y->cur[d];
         /* Megatron's send waits before the next op */
-        send_end = k == n - 1 && sends ? t1 + y->x.p2p : t + dur;
-        if (visit && *rc == 0) *rc = visit(ctx, d, q, t, t + dur, send_end, y->cur[d]);
-        t += dur;
+        send_end = k == n - 1 && sends ? t1 + y->x.p2p : end[k];
+        if (visit && *rc == 0) *rc = visit(ctx, d, q, t, end[k], send_end, y->cur[d]);
+        t = end[k];
     }
     send_end = sends ? t1 + y->x.p2p : t1;
     y->free_at[d] = send_end;
@@ -344,11 +385,18 @@ static void execute(replay *y, int d, double t0, const double *act, pt_pipe_visi
 int pt_pipe_run(const pt_pipe *p, const double *f, const double *b, const double *act, double p2p,
                 pt_pipe_visit visit, void *ctx, pt_pipe_replay *r)
 {
+    return pt_pipe_run_hooked(p, f, b, act, p2p, NULL, visit, ctx, r);
+}
+
+int pt_pipe_run_hooked(const pt_pipe *p, const double *f, const double *b, const double *act, double p2p,
+                       const pt_pipe_hook *hook, pt_pipe_visit visit, void *ctx, pt_pipe_replay *r)
+{
     int P = p->pp, rc = 0;
     int64_t total, done = 0;
     replay y;
     memset(&y, 0, sizeof y);
     y.x = (run){p, f, b, p2p, NULL, NULL};
+    y.hook = hook;
     y.per = pt_pipe_nops(p);
     total = y.per * P;
     y.ops = malloc((size_t)total * sizeof *y.ops);
@@ -358,10 +406,11 @@ int pt_pipe_run(const pt_pipe *p, const double *f, const double *b, const double
     y.busy = calloc((size_t)P, sizeof *y.busy);
     y.cur = calloc((size_t)P, sizeof *y.cur);
     y.start = malloc((size_t)P * sizeof *y.start);
+    y.ready = calloc((size_t)P, sizeof *y.ready);
     y.x.f_end = malloc((size_t)(p->M * p->V) * sizeof *y.x.f_end);
     y.x.b_end = malloc((size_t)(p->M * p->V) * sizeof *y.x.b_end);
     r->makespan = r->busy_max = 0;
-    if (!y.ops || !y.next || !y.len || !y.free_at || !y.busy || !y.cur || !y.start || !y.x.f_end || !y.x.b_end) {
+    if (!y.ops || !y.next || !y.len || !y.free_at || !y.busy || !y.cur || !y.start || !y.ready || !y.x.f_end || !y.x.b_end) {
         rc = -1;
         goto out;
     }
@@ -384,12 +433,13 @@ int pt_pipe_run(const pt_pipe *p, const double *f, const double *b, const double
             int64_t before = done;
             for (int d = 0; d < P; d++)
                 while (y.next[d] < y.len[d]) {
-                    double t = block_ready(&y, d);
+                    double ready = 0, t = next_start(&y, d, &ready);
                     int64_t at = y.next[d];
                     if (t == INFINITY) break;
-                    execute(&y, d, t > y.free_at[d] ? t : y.free_at[d], act, NULL, NULL, r, &rc);
+                    execute(&y, d, ready, t, act, NULL, NULL, r, &rc);
                     done += y.next[d] - at;
                 }
+            if (rc != 0) break;
             if (done == before) {
                 rc = -2;
                 break;
@@ -403,10 +453,8 @@ int pt_pipe_run(const pt_pipe *p, const double *f, const double *b, const double
             double bt = INFINITY;
             for (int d = 0; d < P; d++) {
                 if (y.next[d] >= y.len[d]) continue;
-                if (y.start[d] < 0) { /* a rank's next start changes only when an input of it ends */
-                    double t = block_ready(&y, d);
-                    y.start[d] = t == INFINITY ? INFINITY : t > y.free_at[d] ? t : y.free_at[d];
-                }
+                if (y.start[d] < 0) /* a rank's next start changes only when an input of it ends */
+                    y.start[d] = next_start(&y, d, &y.ready[d]);
                 if (y.start[d] < bt) bt = y.start[d], bd = d;
             }
             if (bd < 0) {
@@ -414,7 +462,7 @@ int pt_pipe_run(const pt_pipe *p, const double *f, const double *b, const double
                 break;
             }
             at = y.next[bd];
-            execute(&y, bd, bt, act, visit, ctx, r, &rc);
+            execute(&y, bd, y.ready[bd], bt, act, visit, ctx, r, &rc);
             if (rc != 0) goto out;
             done += y.next[bd] - at;
         }
@@ -429,6 +477,7 @@ out:
     free(y.busy);
     free(y.cur);
     free(y.start);
+    free(y.ready);
     free(y.x.f_end);
     free(y.x.b_end);
     return rc;

@@ -31,7 +31,14 @@
 
 #include <stdint.h>
 
-typedef enum pt_op_kind { PT_OP_F = 0, PT_OP_B, PT_OP_W, PT_OP_SEND } pt_op_kind;
+typedef enum pt_op_kind {
+    PT_OP_F = 0, PT_OP_B, PT_OP_W, PT_OP_SEND,
+    /* data-parallel collectives, on their own stream (src/sim replays them
+     * against the compute through pt_pipe_hook): */
+    PT_OP_ALLREDUCE,     /* gradients, ZeRO 0                                  */
+    PT_OP_REDUCESCATTER, /* gradients, ZeRO 1-3                                */
+    PT_OP_ALLGATHER      /* parameters, ZeRO 1-2 (once a step) and 3 (each use) */
+} pt_op_kind;
 
 /* Share of a micro-batch's activations the weight-gradient pass still needs
  * after the input-gradient pass: the inputs of the linear layers (QKV, output
@@ -85,6 +92,26 @@ typedef struct pt_pipe_replay {
                           split schedules, W the rest)                    */
 } pt_pipe_replay;
 
+/* What a caller may add to the replay (src/sim's data-parallel collectives):
+ * when an operation can start and when it ends, beyond its inputs and its
+ * duration.  Called only on the rank's own operations, in its order, so the
+ * answer may depend on what the rank ran before (its communication stream)
+ * but not on other ranks.
+ *  start: o is ready on rank d at t (inputs arrived, rank free); returns
+ *     when it starts (>= t; e.g. after the all-gather of its first layer's
+ *     parameters).  May be asked several times before o runs: no effects.
+ *  run:   o runs on rank d; it was ready at `ready` and starts at t0 (what
+ *     start said); dur is its compute time.  Returns its end (>= t0 + dur;
+ *     later when it waits inside for a collective), or a negative number to
+ *     stop the replay (out of memory: pt_pipe_run returns -1).  Called once
+ *     per operation; the operations paired with it (DualPipe) follow from its
+ *     end. */
+typedef struct pt_pipe_hook {
+    double (*start)(void *ctx, int d, const pt_pipe_op *o, double t);
+    double (*run)(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur);
+    void *ctx;
+} pt_pipe_hook;
+
 /* Replays the orders with forward f[vs] and backward b[vs] durations (the
  * halves of b for split schedules), activation act[vs] (may be NULL with
  * r->peak NULL) and point-to-point time p2p.  visit may be NULL.
@@ -92,6 +119,10 @@ typedef struct pt_pipe_replay {
  * visit returned if not 0. */
 int pt_pipe_run(const pt_pipe *p, const double *f, const double *b, const double *act, double p2p,
                 pt_pipe_visit visit, void *ctx, pt_pipe_replay *r);
+/* The same with hook (NULL: pt_pipe_run); the visitor sees each operation's
+ * start and end as the hook moved them, and the makespan covers them. */
+int pt_pipe_run_hooked(const pt_pipe *p, const double *f, const double *b, const double *act, double p2p,
+                       const pt_pipe_hook *hook, pt_pipe_visit visit, void *ctx, pt_pipe_replay *r);
 
 /* Each rank's activation peak (pp entries into peak) as its order holds
  * them, without timing (a rank's activations follow its own order only).

@@ -96,7 +96,8 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
             json_object_set_new(pj, "step_time_source", json_string(k->independent ? "simulated" : "analytic"));
             if (verify) {
                 json_object_set_new(pj, "analytic_step_time_s", json_real(k->analytic_step_time_s));
-                /* only what the simulator checked: at pp=1 and for zb-v and
+                /* only what the simulator checked (pt_plan_sim_independent):
+                 * without data parallelism, at pp=1 and for zb-v and
                  * dualpipe it computes what the analytic model does, and a
                  * "simulated" number equal to it would claim a check that
                  * was not made */

@@ -3,14 +3,16 @@
  *
  * Top to bottom: a bold title (model and simulated step time), the strategy,
  * a line of totals, a legend; one row per pipeline rank with its compute
- * stream (tall bars, micro-batch number inside when there is room) and its
- * send stream (a thin bar under them), the tail after the pipeline drains; a
+ * stream (tall bars, micro-batch number inside when there is room), its
+ * send stream (a thin bar under them) and its data-parallel collectives
+ * (a thinner bar over them), the tail after the pipeline drains; a
  * time axis in seconds; then memory over time per rank as step plots (the
  * samples hold "bytes from t on") in one chart scaled to the largest peak,
  * with each rank's peak written under it.
  *
  * Every <rect> in the document, so tests can count them: 1 background, one
- * legend swatch per kind (F, B, W, send, and "tail" when tail_s > 0), one per
+ * legend swatch per kind (F, B, W, send, each collective kind the step has,
+ * and "tail" when tail_s > 0), one per
  * event, one per rank for the tail when tail_s > 0, and 1 frame of the memory
  * chart.  Each event rect carries a <title> tooltip.  Coordinates are printed
  * with %.2f, text is XML-escaped; the same result gives the same bytes.
@@ -37,10 +39,13 @@ enum {
     PEAKS_PER_LINE = 6
 };
 
-/* Colours of F, B, W, send (pt_op_kind order), then the tail. */
-static const char *const kind_fill[] = {"#4e79a7", "#f28e2b", "#59a14f", "#9c755f"};
+/* Colours of F, B, W, send, all-reduce, reduce-scatter, all-gather
+ * (pt_op_kind order), then the tail. */
+static const char *const kind_fill[] = {"#4e79a7", "#f28e2b", "#59a14f", "#9c755f",
+                                        "#b07aa1", "#e15759", "#76b7b2"};
 static const char *const kind_legend[] = {"F forward", "B backward",
-                                          "W weight gradient", "send (point-to-point)"};
+                                          "W weight gradient", "send (point-to-point)",
+                                          "DP all-reduce", "DP reduce-scatter", "DP all-gather"};
 static const char *const tail_fill = "#bab0ac";
 /* Memory lines, one per rank, cycling (Tableau 10). */
 static const char *const stage_stroke[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
@@ -140,11 +145,13 @@ static void header(pt_emit_buf *b, const pt_sim_result *r, const pt_model *m, co
 
 static void legend(pt_emit_buf *b, const pt_sim_result *r)
 {
-    int x = 10;
-    for (int k = 0; k < 5; k++) {
-        const char *fill = k < 4 ? kind_fill[k] : tail_fill;
-        const char *label = k < 4 ? kind_legend[k] : "tail (DP comm, optimizer)";
-        if (k == 4 && !(r->tail_s > 0)) break;
+    int x = 10, has[PT_OP_ALLGATHER + 1] = {0};
+    for (int i = 0; i < r->nevents; i++) has[r->events[i].kind] = 1;
+    for (int k = 0; k < 8; k++) {
+        const char *fill = k < 7 ? kind_fill[k] : tail_fill;
+        const char *label = k < 7 ? kind_legend[k] : "tail (DP comm, optimizer)";
+        if (k > PT_OP_SEND && k < 7 && !has[k]) continue; /* collectives only when the step has them */
+        if (k == 7 && !(r->tail_s > 0)) break;
         pt_emit_buf_printf(b,
                            "<rect x=\"%d\" y=\"63\" width=\"12\" height=\"10\" fill=\"%s\"/>"
                            "<text x=\"%d\" y=\"72\">%s</text>\n",
@@ -174,8 +181,9 @@ static void rows(pt_emit_buf *b, const pt_sim_result *r, const pt_emit_tl *tl, c
     for (int i = 0; i < r->nevents; i++) {
         const pt_sim_event *e = &r->events[i];
         double x0 = xof(L, e->start_s), w = xof(L, e->end_s) - x0;
-        int y = TOP + e->stage * ROW_H + (e->stream == 0 ? 3 : 22);
-        int h = e->stream == 0 ? 18 : 6;
+        /* compute tall, sends thin under it, collectives thin over it */
+        int y = TOP + e->stage * ROW_H + (e->stream == 0 ? 3 : e->stream == 1 ? 22 : 0);
+        int h = e->stream == 0 ? 18 : e->stream == 1 ? 6 : 3;
         if (w < 0.25) w = 0.25;
         pt_emit_tl_event_name(tl, r, i, name, sizeof name);
         pt_emit_buf_printf(b,

@@ -16,16 +16,20 @@
  *     holds: "stage 0 (layers 0-11, embedding)", the rank with the last virtual
  *     stage "..., output layer"; layers are printed inclusive ([lo, hi) of
  *     pt_sim_event as "lo-(hi-1)");
- *   - two streams per rank: 0 "compute" (F, B, W) and 1 "send" (p2p);
+ *   - two streams per rank: 0 "compute" (F, B, W) and 1 "send" (p2p), and a
+ *     third, 2 "data-parallel collectives", when the step has them (src/sim
+ *     replays them bucket by bucket: "all-reduce mb7 v0 L12", "reduce-scatter
+ *     ...", "all-gather mb0 v0 embedding");
  *   - event names "F mb3 v1 L12-23", "B ...", "W ...", "send F mb3 v1" (a
  *     send carrying mb3's activations out of virtual stage 1) or "send B mb3
  *     v1" (its input gradients).  pt_sim_event does not say which a send
  *     carries; it is inferred: B if that micro-batch's B on that virtual stage
  *     had ended when the send starts, else F if its F had, else unknown
  *     ("send mb3 v1");
- *   - when tail_s > 0 the exposed data-parallel collectives, optimizer step and
- *     offload traffic are one more span per rank after the last event ends,
- *     named "tail (DP comm, optimizer)".
+ *   - when tail_s > 0 the optimizer step, offload traffic and tied
+ *     embeddings' all-reduce are one more span per rank after the last event
+ *     ends, named "tail (DP comm, optimizer)" (the data-parallel collectives
+ *     are events of their own since src/sim replays them).
  * Format reference: docs/reference/engines-and-formats.md section g.
  */
 #ifndef PT_TIMELINE_H

@@ -3,7 +3,8 @@
  * chrome://tracing), and the helpers svg.c shares (timeline.h).
  *
  * Mapping (docs/reference/engines-and-formats.md section g): pid = the
- * pipeline rank, tid = the stream (0 compute, 1 send); "M" metadata events
+ * pipeline rank, tid = the stream (0 compute, 1 send, 2 data-parallel
+ * collectives, named only when the step has them); "M" metadata events
  * name them (process_name, process_sort_index, thread_name,
  * thread_sort_index); one "X" complete event per pt_sim_event with ts and dur
  * in microseconds; "C" counter events "memory" {"GiB": x} per rank from the
@@ -94,11 +95,11 @@ static pt_status check_event(const pt_sim_result *r, int nv, int i, pt_diag *d)
         snprintf(f, sizeof f, "events[%d].stage", i);
         return bad_int(d, f, e->stage, "not a rank of the pipeline");
     }
-    if (e->stream != 0 && e->stream != 1) {
+    if (e->stream < 0 || e->stream > 2) {
         snprintf(f, sizeof f, "events[%d].stream", i);
-        return bad_int(d, f, e->stream, "neither 0 (compute) nor 1 (send)");
+        return bad_int(d, f, e->stream, "not 0 (compute), 1 (send) or 2 (data-parallel collectives)");
     }
-    if ((int)e->kind < (int)PT_OP_F || (int)e->kind > (int)PT_OP_SEND) {
+    if ((int)e->kind < (int)PT_OP_F || (int)e->kind > (int)PT_OP_ALLGATHER) {
         snprintf(f, sizeof f, "events[%d].kind", i);
         return bad_int(d, f, (long long)e->kind, "not an operation kind");
     }
@@ -150,7 +151,7 @@ static pt_status stage_sets(pt_emit_tl *tl, const pt_sim_result *r, pt_diag *d)
         return nomem(d);
     }
     for (int i = 0; i < r->nevents; i++) {
-        if (r->events[i].kind == PT_OP_SEND) continue;
+        if (r->events[i].kind > PT_OP_W) continue; /* sends and collectives */
         pairs[2 * n] = r->events[i].stage;
         pairs[2 * n + 1] = r->events[i].vstage;
         n++;
@@ -228,7 +229,7 @@ pt_status pt_emit_tl_init(pt_emit_tl *tl, const pt_sim_result *r, pt_diag *d)
     for (int i = 0; i < r->nevents; i++) {
         const pt_sim_event *e = &r->events[i];
         if (e->end_s > tl->pipe_end_s) tl->pipe_end_s = e->end_s;
-        if (e->kind == PT_OP_SEND) continue;
+        if (e->kind > PT_OP_W) continue;
         if (e->vstage > tl->v_last) tl->v_last = e->vstage;
         if (tl->v_hi[e->vstage] <= tl->v_lo[e->vstage]) {
             tl->v_lo[e->vstage] = e->layer_lo;
@@ -329,6 +330,12 @@ void pt_emit_tl_event_name(const pt_emit_tl *tl, const pt_sim_result *r, int i, 
         return;
     }
     pt_emit_tl_layers(e->layer_lo, e->layer_hi, layers, sizeof layers);
+    if (e->kind > PT_OP_SEND) { /* a bucket: its layer, or the embedding / output layer */
+        static const char *const coll[] = {"all-reduce", "reduce-scatter", "all-gather"};
+        snprintf(buf, n, "%s mb%d v%d %s%s", coll[e->kind - PT_OP_ALLREDUCE], e->mb, e->vstage,
+                 layers[0] ? "L" : e->layer_lo == 0 ? "embedding" : "output layer", layers);
+        return;
+    }
     snprintf(buf, n, "%s mb%d v%d%s%s", e->kind == PT_OP_F ? "F" : e->kind == PT_OP_B ? "B" : "W",
              e->mb, e->vstage, layers[0] ? " L" : "", layers);
 }
@@ -391,7 +398,8 @@ static json_t *jstr(const char *s)
     return json_string(buf);
 }
 
-static const char *const kind_cat[] = {"forward", "backward", "weight-grad", "p2p"};
+static const char *const kind_cat[] = {"forward", "backward", "weight-grad", "p2p",
+                                       "dp-allreduce", "dp-reducescatter", "dp-allgather"};
 
 pt_status pt_emit_trace(const pt_sim_result *r, const pt_model *m, const pt_strategy *st,
                         char **out, pt_diag *d)
@@ -400,8 +408,9 @@ pt_status pt_emit_trace(const pt_sim_result *r, const pt_model *m, const pt_stra
     pt_emit_buf b = {0};
     pt_status rc;
     char name[256], strat[256], layers[48];
-    int first = 1;
+    int first = 1, dp = 0;
     assert(r && out);
+    for (int i = 0; i < r->nevents; i++) dp |= r->events[i].stream == 2;
     *out = NULL;
     if ((rc = pt_emit_tl_init(&tl, r, d)) != PT_OK) {
         pt_emit_tl_free(&tl);
@@ -419,6 +428,10 @@ pt_status pt_emit_trace(const pt_sim_result *r, const pt_model *m, const pt_stra
         put(&b, meta("thread_sort_index", s, 0, "sort_index", json_integer(0)), &first);
         put(&b, meta("thread_name", s, 1, "name", json_string("send")), &first);
         put(&b, meta("thread_sort_index", s, 1, "sort_index", json_integer(1)), &first);
+        if (dp) {
+            put(&b, meta("thread_name", s, 2, "name", json_string("data-parallel collectives")), &first);
+            put(&b, meta("thread_sort_index", s, 2, "sort_index", json_integer(2)), &first);
+        }
     }
     for (int i = 0; i < r->nevents; i++) {
         const pt_sim_event *e = &r->events[i];

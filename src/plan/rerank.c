@@ -9,6 +9,15 @@
  * drift towards where it is most optimistic, so the pool of its best plans is
  * replayed and re-ranked here: the plan reported first is the one the
  * simulator confirms, in time and in memory.
+ * A replay is independent of the analytic model (pt_plan_sim_independent)
+ * where it orders something the analytic model only estimates: a pipeline
+ * priced in closed form (pp > 1, not zb-v or dualpipe), or data-parallel
+ * collectives (dp*cp > 1, or a MoE model's expert data-parallel group),
+ * whose buckets the simulator runs on their own stream against the compute
+ * while cost.c prices their overlap by formula.  For zb-v and dualpipe with
+ * data parallelism the pipeline order is the same computation in both
+ * models (both replay src/cost/pipe.c), so what the check confirms is the
+ * collectives' overlap with that order, not the order.
  * Not here: the search (search.c), the replay (src/sim), output (src/emit).
  */
 #include "plan/search.h"
@@ -17,6 +26,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+int pt_plan_sim_independent(const pt_model *m, const pt_strategy *st)
+{
+    int dp = pt_strategy_group_size(st, PT_GROUP_DP_CP) > 1 ||
+             (m->experts > 0 && pt_strategy_group_size(st, PT_GROUP_EDP) > 1);
+    return (st->pp > 1 && !pt_pipe_replayed(st)) || dp;
+}
 
 int pt_plan_rerank_pool(int keep)
 {
@@ -60,7 +76,7 @@ static pt_status check_plan(const pt_model *m, const pt_cluster *c, const pt_job
     if (st == PT_ENOMEM) return st;
     if (st != PT_OK) return PT_OK; /* beyond the simulator's limits: analytic numbers stay */
     k->simulated = 1;
-    k->independent = p->st.pp > 1 && !pt_pipe_replayed(&p->st);
+    k->independent = pt_plan_sim_independent(m, &p->st);
     k->simulated_step_time_s = s.step_time_s;
     k->simulated_bubble_s = s.bubble_s;
     k->simulated_peak_bytes = s.peak_bytes;

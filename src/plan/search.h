@@ -173,6 +173,10 @@ pt_status pt_nearmiss_explain(const pt_model *m, const pt_cluster *c, const pt_j
  * is the one the simulator confirms.  Search with top_k =
  * pt_plan_rerank_pool(K) and keep K. */
 
+/* 1 when the simulator's replay of st checks something the analytic model
+ * only estimates (pt_plan_check.independent says what). */
+int pt_plan_sim_independent(const pt_model *m, const pt_strategy *st);
+
 /* How many analytic best plans to replay for K kept: max(4K, 20), at most
  * PT_SEARCH_MAX_TOP. */
 int pt_plan_rerank_pool(int keep);
@@ -183,14 +187,21 @@ typedef struct pt_plan_check {
                                     refused (e.g. a step beyond its limits) and
                                     the plan keeps its analytic numbers        */
     int independent;             /* 1: the replay checks something the analytic
-                                    model only approximates (a pipeline, pp > 1,
-                                    priced in closed form); 0 at pp = 1, where the
-                                    simulator adds the same per-layer times and
-                                    the same DP/optimizer tail, and for zb-v and
-                                    dualpipe, which the analytic model prices by
-                                    replaying the same orders (src/cost/pipe.c):
-                                    the two steps are the same computation, and
-                                    such a plan is ranked by the analytic model */
+                                    model only approximates
+                                    (pt_plan_sim_independent): a pipeline
+                                    priced in closed form (pp > 1, not zb-v or
+                                    dualpipe), or data-parallel collectives
+                                    (dp*cp > 1 or an expert data-parallel
+                                    group > 1), which the simulator replays
+                                    bucket by bucket against the compute and
+                                    the analytic model prices by formula (for
+                                    zb-v and dualpipe: their overlap with the
+                                    pipeline order, the order itself being
+                                    replayed by both).  0 otherwise: pp = 1
+                                    without data parallelism, or zb-v and
+                                    dualpipe without it, where both models
+                                    compute the same sums; such a plan is
+                                    ranked by the analytic model           */
     double analytic_step_time_s; /* the analytic model's step, e.g. 15.468     */
     double simulated_step_time_s;/* the simulator's (0 when not simulated)     */
     double simulated_bubble_s;   /* idle time of the busiest simulated rank    */

@@ -10,8 +10,29 @@
  * previous virtual stage's F plus the point-to-point transfer if that stage
  * lives on another rank, B after the next virtual stage's B (and after its
  * own F), W after its B.  TP/CP collectives are inside F and B (they are on
- * the critical path); data-parallel collectives and the optimizer step are
- * added after the pipeline drains as the analytic model prices them.
+ * the critical path).  Data-parallel collectives run on a third stream per
+ * rank, FIFO, against the compute (through pt_pipe_hook: each operation runs
+ * its virtual stage's buckets -- the embedding, one per layer, the output
+ * layer -- one by one):
+ *  - ZeRO 0 all-reduces and ZeRO 1-2 reduce-scatters each bucket's gradients
+ *    when the last micro-batch's B (W for the zero-bubble schedules) on it
+ *    ends (Megatron-LM --overlap-grad-reduce, DDP buckets); ZeRO 1-2's
+ *    parameter all-gathers are issued at the step's start in the order the
+ *    rank first uses its virtual stages, and the first forward of each
+ *    bucket waits for its own (--overlap-param-gather);
+ *  - ZeRO-3 / FSDP gathers a bucket's parameters before its F and its B (the
+ *    next bucket's gather issued when a bucket's compute starts: one layer
+ *    ahead) and reduce-scatters its gradients after its B (W); the compute
+ *    waits for the gather;
+ *  - a MoE model's experts over their expert data-parallel group, the same
+ *    way, on the same stream;
+ *  - DeepSpeed ZeRO-3: while a collective and compute overlap both run
+ *    1/pt_cost_dp.slow as fast (its measured 60% overlap, cost.c).
+ * Durations are shares of the analytic model's collectives for the rank
+ * (pt_cost_dp_colls, by parameters), so the two models differ in order and
+ * overlap, not bandwidth.  The pipeline part ends when the compute, the sends
+ * and the collectives are done; the optimizer step, offload traffic and the
+ * tied embeddings' all-reduce follow as the analytic model prices them.
  * Activation memory rises at each F's end and falls when the micro-batch's
  * B (or W) on that virtual stage ends; the peak per rank is recorded.  The
  * step also waits for the tied embeddings' gradient all-reduce
@@ -26,11 +47,14 @@
 
 typedef struct pt_sim_event {
     int stage;         /* pipeline rank, 0..pp-1                          */
-    int stream;        /* 0 compute, 1 send                                */
+    int stream;        /* 0 compute, 1 send, 2 data-parallel collectives    */
     pt_op_kind kind;
     int mb;            /* micro-batch, 0..m-1                              */
     int vstage;        /* virtual stage, 0..pp*chunks-1                    */
-    int layer_lo, layer_hi; /* layers [lo, hi) of that virtual stage       */
+    int layer_lo, layer_hi; /* layers [lo, hi) of that virtual stage; of a
+                          collective, its bucket's (lo == hi: the embedding,
+                          at the first layer, or the output layer, past
+                          the last)                                        */
     double start_s, end_s;
 } pt_sim_event;
 
@@ -46,8 +70,11 @@ typedef struct pt_sim_result {
     int64_t window;           /* 0: every micro-batch replayed; else the step
                                  was extrapolated from replays of window/2 and
                                  window micro-batches (events: the latter)   */
-    double pipeline_s;        /* first F start to last B/W end               */
-    double tail_s;            /* exposed DP collectives + optimizer + offload */
+    double pipeline_s;        /* first F start to the last B/W, send or
+                                 data-parallel collective end               */
+    double dp_s;              /* of pipeline_s: how long the DP collectives
+                                 ran past the last compute and send          */
+    double tail_s;            /* optimizer + offload + tied embeddings       */
     double step_time_s;       /* pipeline_s + tail_s                          */
     double busy_s;            /* compute time of the busiest rank            */
     double bubble_s;          /* pipeline_s - busy_s                         */
@@ -61,6 +88,8 @@ typedef struct pt_sim_result {
 } pt_sim_result;
 
 /* The largest step the simulator replays whole: micro-batches per pipeline,
+ * (collectives: at most PT_SIM_MAX_OPS of them become events; the replay of
+ * the rest goes on without them)
  * and micro-batches x virtual stages (each is a few operations and events;
  * 2^20 of them take about a second and 200 MB).  A larger step is replayed
  * for two windows of L and 2L micro-batches (2L x virtual stages within the
