@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     pt_vresult vr;
     group g[MAX_GROUPS];
     int ng = 0, *use;
-    double zs_all = 0, fs_all = 0;
+    double zs_all = 0, fs_all = 0, fp_all = 0;
     int n_all = 0, groups_shown = 0;
     if (argc != 2) {
         fprintf(stderr, "usage: bench_fewshot RUNS.csv\n");
@@ -109,14 +109,14 @@ int main(int argc, char **argv)
     printf("few-shot: calibrate on 3 rows of a group (fastest, median, slowest measured step),\n"
            "predict its other rows; mean |step-time error| on those rows (groups of >= %d priced rows)\n",
            MIN_ROWS);
-    printf("%-28s %-26s %5s %10s %10s  %s\n", "group (source)", "device", "rows", "zero-shot", "few-shot",
-           "fitted; held at a bound (the rest held at defaults)");
+    printf("%-28s %-26s %5s %10s %10s %10s  %s\n", "group (source)", "device", "rows", "zero-shot", "few-shot",
+           "--prior", "fitted; held at a bound (the rest held at defaults)");
     for (int k = 0; k < ng; k++) {
         group *G = &g[k];
         const pt_cluster *big = NULL;
         int pick[3];
-        pt_calib_runs r;
-        double zs = 0, fs = 0;
+        pt_calib_runs r, rp;
+        double zs = 0, fs = 0, fp = 0;
         int m = 0;
         char fitted[160] = "";
         if (G->n < MIN_ROWS) continue;
@@ -130,8 +130,13 @@ int main(int argc, char **argv)
             const pt_cluster *c = &vr.rows[G->rows[i]].cluster_v;
             if (!big || c->devices > big->devices) big = c;
         }
-        if (pt_calib_runs_fit(&vr, use, big, NULL, argv[1], &r, &d) != PT_OK) {
+        if (pt_calib_runs_fit(&vr, use, big, NULL, 0, argv[1], &r, &d) != PT_OK) {
             printf("%-28.28s %-26.26s %5d  calibration failed: %s\n", G->key, G->device, G->n, d.msg);
+            continue;
+        }
+        if (pt_calib_runs_fit(&vr, use, big, NULL, 1, argv[1], &rp, &d) != PT_OK) {
+            printf("%-28.28s %-26.26s %5d  calibration with --prior failed: %s\n", G->key, G->device, G->n, d.msg);
+            pt_calib_runs_free(&r);
             continue;
         }
         for (int pass = 0; pass < 2; pass++) {
@@ -147,11 +152,14 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < G->n; i++) {
             const pt_vrow *w = &vr.rows[G->rows[i]];
-            double ms, p0, p1;
+            double ms, p0, p1, p2;
             if (use[G->rows[i]]) continue;
-            if (pt_calib_row_step(w, big, &ms, &p0) != 0 || pt_calib_row_step(w, &r.cluster, &ms, &p1) != 0) continue;
+            if (pt_calib_row_step(w, big, &ms, &p0) != 0 || pt_calib_row_step(w, &r.cluster, &ms, &p1) != 0 ||
+                pt_calib_row_step(w, &rp.cluster, &ms, &p2) != 0)
+                continue;
             zs += fabs(p0 / ms - 1.0);
             fs += fabs(p1 / ms - 1.0);
+            fp += fabs(p2 / ms - 1.0);
             m++;
         }
         if (getenv("BENCH_FEWSHOT_VERBOSE")) { /* the fitted values too */
@@ -162,15 +170,17 @@ int main(int argc, char **argv)
                        pt_calib_state_key(r.fit.param[j].state));
         }
         pt_calib_runs_free(&r);
+        pt_calib_runs_free(&rp);
         if (!m) continue;
-        printf("%-28.28s %-26.26s %5d %9.1f%% %9.1f%%  %s\n", G->key, G->device, G->n, 100.0 * zs / m,
-               100.0 * fs / m, fitted[0] ? fitted : "none");
-        zs_all += zs, fs_all += fs, n_all += m;
+        printf("%-28.28s %-26.26s %5d %9.1f%% %9.1f%% %9.1f%%  %s\n", G->key, G->device, G->n, 100.0 * zs / m,
+               100.0 * fs / m, 100.0 * fp / m, fitted[0] ? fitted : "none");
+        zs_all += zs, fs_all += fs, fp_all += fp, n_all += m;
         groups_shown++;
     }
     if (n_all)
-        printf("%-28s %-26s %5d %9.1f%% %9.1f%%  (%d groups, %d predicted rows)\n", "all groups", "", n_all + 3 * groups_shown,
-               100.0 * zs_all / n_all, 100.0 * fs_all / n_all, groups_shown, n_all);
+        printf("%-28s %-26s %5d %9.1f%% %9.1f%% %9.1f%%  (%d groups, %d predicted rows)\n", "all groups", "",
+               n_all + 3 * groups_shown, 100.0 * zs_all / n_all, 100.0 * fs_all / n_all, 100.0 * fp_all / n_all,
+               groups_shown, n_all);
     for (int k = 0; k < ng; k++) free(g[k].rows), free(g[k].meas);
     free(use);
     pt_validate_free(&vr);

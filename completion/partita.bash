@@ -124,7 +124,7 @@ _partita()
               --no-flash-attention --json --simulate --trace --svg --moe-imbalance
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
-    calibrate) opts="--cluster --out --nccl --workload --json --help" ;;
+    calibrate) opts="--cluster --out --nccl --prior --workload --json --help" ;;
     scale) opts="--cluster --max-gpus --stat-eff --dtype --ilp-nodes --cpu-machines --json --svg --report --help" ;;
     checkpoint) opts="--mtbf-s --checkpoint-s --restart-s --downtime-s --json --help" ;;
     serve)

@@ -200,6 +200,59 @@ static void test_bound_held(void **state)
 }
 
 /* A default outside its bounds is refused, naming the parameter. */
+/* One parameter, a pure compute step t_i = F_i / x (F_i = 1): residual
+ * r_i = -ln x - ln m_i = a_i - u with u = ln x, a_i = -ln m_i.  A plain fit
+ * makes u the mean of the a_i; with a prior of sd s about u0 the fit
+ * minimises sum (u - a_i)^2 + w^2 (u - u0)^2, w = PT_CALIB_ROW_SD / s,
+ * whose minimum is u = (sum a_i + w^2 u0) / (n + w^2) (calib.h).  Rows at
+ * steps 1/0.5, 1/0.6, 1/0.9 (x = 0.5, 0.6, 0.9 each), default 0.7, s = 0.25:
+ * w^2 = (0.08 / 0.25)^2 = 0.1024, u = (ln 0.5 + ln 0.6 + ln 0.9 + 0.1024 ln
+ * 0.7) / 3.1024.  The prior also gives a standard error with no degree of
+ * freedom left: x sqrt(1 / (n + w^2)) PT_CALIB_ROW_SD. */
+static void test_prior_map(void **state)
+{
+    static const double xs[3] = {0.5, 0.6, 0.9};
+    synth s;
+    pt_calib_param p[1];
+    pt_calib_fit f;
+    pt_diag d;
+    double w2 = (PT_CALIB_ROW_SD / 0.25) * (PT_CALIB_ROW_SD / 0.25), u, plain;
+    (void)state;
+    memset(&s, 0, sizeof s);
+    s.n = 3;
+    for (int i = 0; i < 3; i++) s.F[i] = 1.0, s.meas[i] = 1.0 / xs[i];
+    memset(p, 0, sizeof p);
+    pt_strlcpy(p[0].name, "gemm_eff", sizeof p[0].name);
+    p[0].value = 0.7, p[0].lo = 0.01, p[0].hi = 1.0, p[0].candidate = 1;
+    /* the other three terms of synth_step are 0 (B, K, C rows) at x = 1 */
+    {
+        pt_calib_param q[4];
+        params4(q);
+        q[0] = p[0];
+        for (int j = 1; j < 4; j++) q[j].candidate = 0;
+        assert_int_equal(pt_calib_lsq(synth_resid, &s, 3, 4, q, 0, 0, &f, &d), PT_OK);
+        plain = log(f.param[0].value);
+        th_near_rel(plain, (log(0.5) + log(0.6) + log(0.9)) / 3.0, 1e-6, "plain fit: the mean of ln x_i");
+        pt_calib_fit_free(&f);
+        q[0].prior_sd = 0.25;
+        assert_int_equal(pt_calib_lsq(synth_resid, &s, 3, 4, q, 0, 0, &f, &d), PT_OK);
+        u = (log(0.5) + log(0.6) + log(0.9) + w2 * log(0.7)) / (3.0 + w2);
+        th_near_rel(log(f.param[0].value), u, 1e-6, "MAP fit with the prior");
+        assert_true(log(f.param[0].value) > plain); /* pulled towards ln 0.7 */
+        assert_int_equal(f.dof, 2);
+        pt_calib_fit_free(&f);
+        /* one row: no dof, yet a standard error from the prior's row noise */
+        s.n = 1;
+        assert_int_equal(pt_calib_lsq(synth_resid, &s, 1, 4, q, 0, 0, &f, &d), PT_OK);
+        u = (log(0.5) + w2 * log(0.7)) / (1.0 + w2);
+        th_near_rel(log(f.param[0].value), u, 1e-6, "MAP fit of one row");
+        assert_int_equal(f.dof, 0);
+        th_near_rel(f.param[0].se, f.param[0].value * sqrt(1.0 / (1.0 + w2)) * PT_CALIB_ROW_SD, 1e-3,
+                    "the prior's standard error");
+        pt_calib_fit_free(&f);
+    }
+}
+
 static void test_bad_default(void **state)
 {
     synth s;
@@ -418,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_three_rows_hold_one),
         cmocka_unit_test(test_unconstrained_is_held),
         cmocka_unit_test(test_bound_held),
+        cmocka_unit_test(test_prior_map),
         cmocka_unit_test(test_bad_default),
         cmocka_unit_test(test_nccl_all_reduce),
         cmocka_unit_test(test_nccl_two_nodes),

@@ -24,6 +24,8 @@ static const cli_opt opts[] = {
     {"nccl", "FILE.txt", "nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf) that fixes the "
                          "efficiency of the level it spans; may be given up to 8 times"},
     {"workload", "W", "time-to-train CSV: use the rows whose workload begins with W"},
+    {"prior", NULL, "a runs CSV: pull the fit towards the catalog's constants as far as the rows' evidence "
+                    "allows (maximum a posteriori; better with a few rows whose extremes may be outliers)"},
     {"json", NULL, "print the fit as JSON instead of the table"},
     {NULL, NULL, NULL}};
 
@@ -35,6 +37,8 @@ const cli_cmd cli_cmd_calibrate = {
     "RUNS.csv is a published-runs CSV (SPEC section 6): every priced step-time row on C's device is fitted.\n"
     "n rows fit at most n of the constants (gemm_eff, attn_eff, mem_eff, kernel_us, each level's\n"
     "efficiency), those the rows move most; the rest are held and the output says why.\n"
+    "--prior adds a Gaussian prior on each efficiency's log about its default (sd 0.25 for the\n"
+    "device's, 0.35 for a level's: how far generations and fabrics sit apart in the catalog).\n"
     "A time-to-train CSV (recognised by its header) fits E_min and B_noise instead and writes\n"
     "the file `scale --stat-eff` takes.\n",
     1, opts, cmd_calibrate};
@@ -157,6 +161,10 @@ int cmd_calibrate(int argc, char **argv)
             free(text);
             return cli_usage("calibrate: --nccl does not apply to a time-to-train CSV");
         }
+        if (cli_get(&a, "prior")) {
+            free(text);
+            return cli_usage("calibrate: --prior applies to a runs CSV only");
+        }
         rc = run_statef(path, text, out, cli_get(&a, "workload"), json);
         free(text);
         return rc;
@@ -196,7 +204,7 @@ int cmd_calibrate(int argc, char **argv)
         return cli_fail(st, &d);
     }
     free(text);
-    if ((st = pt_calib_runs_fit(&vr, NULL, &c, held, path, &r, &d)) != PT_OK) {
+    if ((st = pt_calib_runs_fit(&vr, NULL, &c, held, cli_get(&a, "prior") != NULL, path, &r, &d)) != PT_OK) {
         pt_validate_free(&vr);
         return cli_fail(st, &d);
     }
@@ -235,6 +243,9 @@ int cmd_calibrate(int argc, char **argv)
                    "(held in the fit)\n",
                    nccl[i], c.level[lv[i].level].name, lv[i].busbw_GBps, lv[i].efficiency,
                    isfinite(lv[i].se) ? lv[i].se : 0.0, lv[i].bw_GBps);
+        if (cli_get(&a, "prior"))
+            printf("prior: ln(efficiency) ~ N(ln default, %.2f) for the device's, %.2f for a level's; rows of noise "
+                   "%.2f (log)\n", PT_CALIB_EFF_PRIOR_SD, PT_CALIB_LINK_PRIOR_SD, PT_CALIB_ROW_SD);
         print_params(&r.fit);
         printf("%6s %-22s %5s %12s %20s %20s\n", "line", "model", "gpus", "measured", "before", "after");
         for (int i = 0; i < r.nrows; i++) {

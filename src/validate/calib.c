@@ -64,6 +64,10 @@ typedef struct lsq_ctx {
     int idx[PT_CALIB_MAXP];   /* parameter of each fitted coordinate       */
     int k;                    /* fitted coordinates                         */
     double x[PT_CALIB_MAXP];  /* every parameter's value (held ones fixed) */
+    double u0[PT_CALIB_MAXP]; /* ln of each parameter's default              */
+    double w[PT_CALIB_MAXP];  /* its prior residual's weight (0: no prior)  */
+    int np;                   /* prior residuals after the n rows' (those of
+                                 the fitted coordinates with w > 0)          */
     pt_status st;             /* the callback's last failure               */
     size_t max_iter;          /* trust-region iterations per fit          */
     pt_diag *d;
@@ -78,6 +82,10 @@ static int lsq_f(const gsl_vector *u, void *arg, gsl_vector *r)
     if ((c->st = c->f(x, r->data, c->arg, c->d)) != PT_OK) return GSL_EBADFUNC;
     for (int i = 0; i < c->n; i++)
         if (!isfinite(r->data[i])) return GSL_EDOM;
+    /* the prior's residuals, one per fitted coordinate that has one */
+    for (int j = 0, q = c->n; j < c->k; j++)
+        if (c->w[c->idx[j]] > 0)
+            r->data[q++] = c->w[c->idx[j]] * (gsl_vector_get(u, (size_t)j) - c->u0[c->idx[j]]);
     return GSL_SUCCESS;
 }
 
@@ -89,8 +97,8 @@ static int lsq_f(const gsl_vector *u, void *arg, gsl_vector *r)
 static int lsq_df(const gsl_vector *u, void *arg, gsl_matrix *J)
 {
     lsq_ctx *c = arg;
-    gsl_vector *v = gsl_vector_alloc(u->size), *rp = gsl_vector_alloc((size_t)c->n),
-               *rm = gsl_vector_alloc((size_t)c->n);
+    gsl_vector *v = gsl_vector_alloc(u->size), *rp = gsl_vector_alloc((size_t)(c->n + c->np)),
+               *rm = gsl_vector_alloc((size_t)(c->n + c->np));
     int st = GSL_SUCCESS;
     if (!v || !rp || !rm) st = GSL_ENOMEM;
     for (size_t j = 0; st == GSL_SUCCESS && j < u->size; j++) {
@@ -99,7 +107,7 @@ static int lsq_df(const gsl_vector *u, void *arg, gsl_matrix *J)
         if ((st = lsq_f(v, c, rp)) != GSL_SUCCESS) break;
         gsl_vector_set(v, j, gsl_vector_get(u, j) - SEL_H);
         if ((st = lsq_f(v, c, rm)) != GSL_SUCCESS) break;
-        for (size_t i = 0; i < (size_t)c->n; i++)
+        for (size_t i = 0; i < (size_t)(c->n + c->np); i++)
             gsl_matrix_set(J, i, j, (gsl_vector_get(rp, i) - gsl_vector_get(rm, i)) / (2 * SEL_H));
     }
     if (v) gsl_vector_free(v);
@@ -132,14 +140,16 @@ static pt_status lsq_run(lsq_ctx *c, gsl_matrix *cov, int *iters)
     memset(&fdf, 0, sizeof fdf);
     fdf.f = lsq_f;
     fdf.df = lsq_df;
-    fdf.n = (size_t)c->n;
+    c->np = 0;
+    for (size_t j = 0; j < k; j++) c->np += c->w[c->idx[j]] > 0;
+    fdf.n = (size_t)(c->n + c->np);
     fdf.p = k;
     fdf.params = c;
     /* GSL reports errors through a process-wide handler that aborts by
      * default; the fitter returns them as statuses instead, and puts the
      * caller's handler back before it returns. */
     old = gsl_set_error_handler_off();
-    w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, (size_t)c->n, k);
+    w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, fdf.n, k);
     u = gsl_vector_alloc(k);
     if (!w || !u) {
         if (w) gsl_multifit_nlinear_free(w);
@@ -280,7 +290,11 @@ pt_status pt_calib_lsq(pt_calib_fn f, void *arg, int n, int p, const pt_calib_pa
     memset(&c, 0, sizeof c);
     c.f = f, c.arg = arg, c.n = n, c.p = p, c.d = d;
     c.max_iter = (size_t)(max_iter > 0 ? max_iter : LSQ_MAXITER);
-    for (int j = 0; j < p; j++) c.x[j] = param[j].value;
+    for (int j = 0; j < p; j++) {
+        c.x[j] = param[j].value;
+        c.u0[j] = log(param[j].value);
+        c.w[j] = param[j].prior_sd > 0 ? PT_CALIB_ROW_SD / param[j].prior_sd : 0.0;
+    }
     if ((st = eval_at(f, arg, n, c.x, out->before, d)) != PT_OK) goto fail;
     out->rms_before = rms(out->before, n);
     if ((st = choose(f, arg, n, p, max_fit, out, d)) != PT_OK) goto fail;
@@ -321,7 +335,10 @@ pt_status pt_calib_lsq(pt_calib_fn f, void *arg, int n, int p, const pt_calib_pa
         int j = c.idx[q];
         double u = sqrt(gsl_matrix_get(cov, (size_t)q, (size_t)q));
         out->param[j].se_unit = c.x[j] * u;
-        out->param[j].se = out->dof > 0 ? c.x[j] * u * out->sigma : NAN;
+        /* no residual left to estimate the noise from: a prior's own
+         * row noise stands in for it */
+        out->param[j].se = out->dof > 0 ? c.x[j] * u * out->sigma
+                           : c.w[j] > 0 ? c.x[j] * u * PT_CALIB_ROW_SD : NAN;
     }
     if (cov) gsl_matrix_free(cov);
     return PT_OK;
@@ -435,7 +452,7 @@ void pt_calib_runs_free(pt_calib_runs *r)
 }
 
 pt_status pt_calib_runs_fit(const pt_vresult *vr, const int *use, const pt_cluster *c, const int *held_level,
-                            const char *file, pt_calib_runs *out, pt_diag *d)
+                            int prior, const char *file, pt_calib_runs *out, pt_diag *d)
 {
     runs_ctx k;
     int *row = malloc((size_t)(vr->n ? vr->n : 1) * sizeof *row), n = 0, p;
@@ -492,6 +509,7 @@ pt_status pt_calib_runs_fit(const pt_vresult *vr, const int *use, const pt_clust
             prm[j].lo = lo[j] < dv[j] ? lo[j] : dv[j];
             prm[j].hi = hi[j] > dv[j] ? hi[j] : dv[j];
             prm[j].candidate = dv[j] > 0;
+            prm[j].prior_sd = prior && j < 3 ? PT_CALIB_EFF_PRIOR_SD : 0.0; /* the launch time: none */
             if (!(dv[j] > 0)) prm[j].value = prm[j].lo = prm[j].hi = 1.0; /* kernel_us 0: held */
         }
     }
@@ -502,6 +520,7 @@ pt_status pt_calib_runs_fit(const pt_vresult *vr, const int *use, const pt_clust
         q->lo = 0.01 < q->value ? 0.01 : q->value;
         q->hi = 1.0;
         q->candidate = !(held_level && held_level[j]);
+        q->prior_sd = prior ? PT_CALIB_LINK_PRIOR_SD : 0.0;
     }
     k.vr = vr, k.row = row, k.meas = meas, k.n = n, k.base = *c;
     st = pt_calib_lsq(runs_resid, &k, n, p, prm, 0, 0, &out->fit, d);

@@ -20,6 +20,10 @@
  *    PT_CALIB_MIN_SENS (rms over the rows: the rows barely move it, or move
  *    it only as the ones already chosen do); the chosen stop at n.  Every
  *    parameter not fitted is held at its default, and says why.
+ *  - A prior (prior_sd, where the caller gives one): the fit is the most
+ *    probable values given the rows and a Gaussian belief about ln x around
+ *    the defaults (PT_CALIB_ROW_SD below); it does not change which
+ *    parameters are fitted, only how far the rows may pull them.
  *  - A fitted value outside [lo, hi] (a fraction above 1) is held at that
  *    bound and the rest refitted.
  *  - Uncertainty: cov(u) = (J^T J)^-1 s^2 at the solution, s^2 = chi^2 / (n
@@ -67,6 +71,29 @@
  * the rows is not fitted: multiplying it by e moves the rows' log step time
  * by under 1.5% rms, which a few rows cannot tell from noise. */
 #define PT_CALIB_MIN_SENS 0.015
+/* The prior (pt_calib_param.prior_sd).  A few rows pin a fit to their own
+ * noise: three rows fit three constants exactly, and a group's extreme rows
+ * (the fastest and slowest runs) are often its outliers, so a plain fit moved
+ * the other rows of MosaicML's A100 group from 4.6% to 18.1% mean error.  A
+ * fitted parameter therefore also carries a residual (ln x - ln x0) x
+ * PT_CALIB_ROW_SD / prior_sd: the maximum a posteriori fit with Gaussian
+ * priors on ln x about the defaults and rows of noise PT_CALIB_ROW_SD in ln
+ * step time (Gelman et al., Bayesian Data Analysis, 3rd ed., section 14.8:
+ * a prior as extra data points).  A parameter moves as far as the rows'
+ * evidence outweighs its prior, and the covariance includes the prior.
+ * PT_CALIB_ROW_SD: the rms ln error of held-out rows on a generation the
+ * constants were fitted to (A100 held out: 4.9% mean, rms about 0.08).
+ * PT_CALIB_EFF_PRIOR_SD: the spread of the fitted efficiencies between the
+ * generations in data/devices.json (sd of ln over A100, H100, the 96 GB H100
+ * and Blackwell: gemm_eff 0.09, mem_eff 0.12, attn_eff 0.23; V100's gemm_eff
+ * 0.48 widens gemm's to 0.19) rounded up: a user's stack is taken to sit no
+ * farther from its generation's constants than generations sit apart. */
+#define PT_CALIB_ROW_SD 0.08
+#define PT_CALIB_EFF_PRIOR_SD 0.25
+/* The same for a level's efficiency: the sd of ln over the distinct fitted
+ * datacenter link efficiencies in data/clusters.json (0.31 to 0.97: IB,
+ * NVLink, NVSwitch, RoCE) is 0.35: fabrics differ more than kernels. */
+#define PT_CALIB_LINK_PRIOR_SD 0.35
 /* Messages within this factor of the largest count as "large" (nccl-tests
  * doubles the size each line: the last four lines by default). */
 #define PT_CALIB_NCCL_LARGE 8.0
@@ -94,6 +121,9 @@ typedef struct pt_calib_param {
                             residual), the same where dof = 0; NaN when held  */
     double sensitivity;  /* rms of d r_i / d ln x at the default, e.g. 0.6     */
     double def;          /* out: the default it started from                   */
+    double prior_sd;     /* in: the spread of ln(value) about the default the
+                            fit believes before any row (0: none, a plain
+                            least-squares fit): see PT_CALIB_ROW_SD          */
 } pt_calib_param;
 
 /* The residuals r[0..n) = ln(predicted/measured) at parameter values x[0..p);
@@ -190,10 +220,12 @@ int pt_calib_row_step(const pt_vrow *w, const pt_cluster *c, double *measured_s,
 /* Fits c's device and level efficiencies to the rows of vr for which use is
  * NULL or use[i] is 1, and which are priced step times on c's device (the same
  * device name).  held_level[j] (may be NULL) marks levels measured elsewhere
- * (nccl-tests): held at c's value.  out owns its arrays: pt_calib_runs_free.
+ * (nccl-tests): held at c's value.  prior 1: the efficiencies carry the
+ * priors PT_CALIB_EFF_PRIOR_SD and PT_CALIB_LINK_PRIOR_SD (calibrate
+ * --prior); 0: a plain least-squares fit.  out owns its arrays: pt_calib_runs_free.
  * Errors: no usable row (PT_EINPUT, naming the devices the rows were on). */
 pt_status pt_calib_runs_fit(const pt_vresult *vr, const int *use, const pt_cluster *c, const int *held_level,
-                            const char *file, pt_calib_runs *out, pt_diag *d);
+                            int prior, const char *file, pt_calib_runs *out, pt_diag *d);
 void pt_calib_runs_free(pt_calib_runs *r);
 
 /* The cluster file (SPEC section 2) of c, its device inline; `source` says

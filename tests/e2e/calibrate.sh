@@ -127,6 +127,32 @@ refused_saying 'choose one with --workload' $P calibrate "$tmp/ttt2.csv" --out "
 $P calibrate "$tmp/ttt2.csv" --workload ResNet --out "$tmp/se2.csv" >/dev/null 2>&1 || bad "--workload ResNet: exit $?"
 cmp -s "$tmp/se.csv" "$tmp/se2.csv" || bad "--workload ResNet fitted other rows than the ResNet-only CSV"
 
+# --prior: the same three rows, a maximum a posteriori fit pulled towards
+# the catalog's constants: it says so, every fitted value lies between the
+# catalog's and the plain fit's, and the file it writes is one eval accepts
+$P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/myp.json" --prior >"$tmp/p.out" 2>&1 ||
+    bad "calibrate --prior: exit $?: $(cat "$tmp/p.out")"
+grep -q '^prior: ln(efficiency) ~ N(ln default, 0.25)' "$tmp/p.out" || bad "--prior does not say its prior: $(cat "$tmp/p.out")"
+python3 - "$tmp/cal.out" "$tmp/p.out" <<'PY' || bad "--prior: a fitted value is not between the default and the plain fit"
+import sys
+def fits(path):
+    out = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 4 and line.rstrip().endswith("fitted") and "." in f[1]:
+            out[f[0]] = (float(f[1]), float(f[2]))
+    return out
+plain, prior = fits(sys.argv[1]), fits(sys.argv[2])
+assert prior, prior
+for k, (d, v) in prior.items():
+    if k in plain:
+        lo, hi = sorted((d, plain[k][1]))
+        assert lo - 1e-4 <= v <= hi + 1e-4, (k, d, v, plain[k])
+PY
+$P eval llama3-70b --cluster "$tmp/myp.json" --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 >/dev/null 2>&1 ||
+    bad "eval --cluster myp.json (calibrate --prior): exit $?"
+refused_saying 'prior applies to a runs CSV only' $P calibrate "$tmp/ttt.csv" --out "$tmp/x.csv" --prior
+
 # bad input: file, line, field and value; exit 2, nothing written
 sed -n '1,2p' "$runs" >"$tmp/bad.csv"
 refused_saying 'no priced step-time row on the cluster' $P calibrate "$tmp/bad.csv" --cluster dgx-h100 --out "$tmp/x.json"
@@ -142,5 +168,5 @@ refused $P calibrate "$tmp/three.csv" "$tmp/rest.csv" --cluster dgx-h100 --out "
 
 # --help
 $P calibrate --help >"$tmp/h" 2>&1 || bad "calibrate --help: exit $?"
-for o in --cluster --out --nccl --json; do grep -q -- "$o" "$tmp/h" || bad "--help lacks $o"; done
+for o in --cluster --out --nccl --prior --json; do grep -q -- "$o" "$tmp/h" || bad "--help lacks $o"; done
 exit $fail
