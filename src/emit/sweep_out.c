@@ -461,6 +461,27 @@ static void list_reals(pt_emit_buf *b, const char *key, int n, const double *v, 
     pt_html_kv(b, key, buf);
 }
 
+/* The top of a sweep's report, either kind: title, navigation, and the
+ * grid's models, clusters and device counts (the rest of the grid is the
+ * caller's); names has room for max(models, clusters). */
+static void html_head(pt_emit_buf *b, const pt_sweep_grid *g, const char **names, const char *what,
+                      const char *by)
+{
+    char title[400], sub[200];
+    snprintf(title, sizeof title, "Sweep of %lld %s (%.200s)", (long long)g->n, what, g->file);
+    snprintf(sub, sizeof sub, "partita sweep report: each question answered by the %s, best plan only", by);
+    pt_html_begin(b, title, sub);
+    pt_emit_buf_puts(b, "<nav><a href=\"#question\">grid</a><a href=\"#pareto\">Pareto front</a>"
+                        "<a href=\"#plans\">answers</a></nav>\n");
+    pt_html_section(b, "question", "The grid");
+    pt_emit_buf_puts(b, "<dl class=\"q\">\n");
+    for (int i = 0; i < g->nmodel; i++) names[i] = g->model_arg[i];
+    list_kv(b, "models", g->nmodel, names, NULL);
+    for (int i = 0; i < g->ncluster; i++) names[i] = g->cluster_arg[i];
+    list_kv(b, "clusters", g->ncluster, names, NULL);
+    list_kv(b, "GPUs", g->ngpus, NULL, g->gpus);
+}
+
 /* The serving grid's report: the grid, the front of TTFT against dollars
  * per 10^6 output tokens, every answer. */
 static pt_status html_serve(const pt_sweep_grid *g, const pt_sweep_answer *a, char **out, pt_diag *d)
@@ -468,25 +489,14 @@ static pt_status html_serve(const pt_sweep_grid *g, const pt_sweep_answer *a, ch
     pt_emit_buf b = {0};
     int64_t *front = NULL, missed = 0;
     int nf;
-    char title[400], sub[200], v[200];
+    char v[200];
     const char **names = calloc((size_t)(g->nmodel > g->ncluster ? g->nmodel : g->ncluster) + 1, sizeof *names);
     nf = pt_emit_sweep_front(g, a, &front);
     if (!names || nf < 0) {
         free(names), free(front);
         return pt_diag_set(d, NULL, NULL, NULL, "out of memory"), PT_ENOMEM;
     }
-    snprintf(title, sizeof title, "Sweep of %lld serving questions (%.200s)", (long long)g->n, g->file);
-    snprintf(sub, sizeof sub, "partita sweep report: each question answered by the serving search, best plan only");
-    pt_html_begin(&b, title, sub);
-    pt_emit_buf_puts(&b, "<nav><a href=\"#question\">grid</a><a href=\"#pareto\">Pareto front</a>"
-                         "<a href=\"#plans\">answers</a></nav>\n");
-    pt_html_section(&b, "question", "The grid");
-    pt_emit_buf_puts(&b, "<dl class=\"q\">\n");
-    for (int i = 0; i < g->nmodel; i++) names[i] = g->model_arg[i];
-    list_kv(&b, "models", g->nmodel, names, NULL);
-    for (int i = 0; i < g->ncluster; i++) names[i] = g->cluster_arg[i];
-    list_kv(&b, "clusters", g->ncluster, names, NULL);
-    list_kv(&b, "GPUs", g->ngpus, NULL, g->gpus);
+    html_head(&b, g, names, "serving questions", "serving search");
     list_kv(&b, "prompt (tokens)", g->nisl, NULL, g->isl);
     list_kv(&b, "output (tokens)", g->nosl, NULL, g->osl);
     list_reals(&b, "load (requests/s to the whole deployment)", g->nrate, g->rate, "", "offline");
@@ -581,7 +591,6 @@ pt_status pt_emit_html_sweep(const pt_sweep_grid *g, const pt_sweep_answer *a, c
     pt_emit_buf b = {0};
     int64_t *front = NULL;
     int nf;
-    char title[400], sub[200];
     const char **names = calloc((size_t)(g->nmodel > g->ncluster ? g->nmodel : g->ncluster) + 1, sizeof *names);
     assert(g && a && out);
     *out = NULL;
@@ -594,18 +603,7 @@ pt_status pt_emit_html_sweep(const pt_sweep_grid *g, const pt_sweep_answer *a, c
         free(names), free(front);
         return pt_diag_set(d, NULL, NULL, NULL, "out of memory"), PT_ENOMEM;
     }
-    snprintf(title, sizeof title, "Sweep of %lld questions (%.200s)", (long long)g->n, g->file);
-    snprintf(sub, sizeof sub, "partita sweep report: each question answered by the plan search, best plan only");
-    pt_html_begin(&b, title, sub);
-    pt_emit_buf_puts(&b, "<nav><a href=\"#question\">grid</a><a href=\"#pareto\">Pareto front</a>"
-                         "<a href=\"#plans\">answers</a></nav>\n");
-    pt_html_section(&b, "question", "The grid");
-    pt_emit_buf_puts(&b, "<dl class=\"q\">\n");
-    for (int i = 0; i < g->nmodel; i++) names[i] = g->model_arg[i];
-    list_kv(&b, "models", g->nmodel, names, NULL);
-    for (int i = 0; i < g->ncluster; i++) names[i] = g->cluster_arg[i];
-    list_kv(&b, "clusters", g->ncluster, names, NULL);
-    list_kv(&b, "GPUs", g->ngpus, NULL, g->gpus);
+    html_head(&b, g, names, "questions", "plan search");
     list_kv(&b, "global batch (sequences)", g->ngbs, NULL, g->gbs);
     list_kv(&b, "sequence length (tokens)", g->nseq, NULL, g->seq);
     for (int i = 0; i < g->nobj; i++) names[i] = pt_sweep_obj_name(g->obj[i]);
