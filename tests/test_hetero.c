@@ -173,7 +173,8 @@ static void test_two_to_one(void **state)
 /* Pools of one device are the homogeneous cluster: the same step, the same
  * exposed data-parallel time and the same memory to 1e-9 (measured: 2e-16),
  * every stage priced on the same device and its collectives by cost.c's
- * own mechanism (pt_cost_dp_stages_s), ZeRO 0 to 3, 1f1b and gpipe. */
+ * own mechanism (pt_cost_dp_stages_s), ZeRO 0 to 3, 1f1b and gpipe, and
+ * ZeRO-3 under each engine. */
 static void test_one_device_pools(void **state)
 {
     static const char pools[] =
@@ -186,23 +187,30 @@ static void test_one_device_pools(void **state)
     static const char *const strategies[] = {"tp=8 pp=2 mbs=1", "tp=4 pp=4 mbs=2", "tp=2 pp=1 mbs=1 zero=0",
                                              "tp=1 pp=8 recompute=full", "tp=8 pp=2 zero=3", "tp=4 pp=1 zero=3",
                                              "tp=2 pp=4 zero=0 schedule=gpipe", "tp=4 pp=2 zero=1 mbs=2"};
+    static const pt_engine engines[] = {PT_ENGINE_MEGATRON, PT_ENGINE_DEEPSPEED, PT_ENGINE_FSDP};
     pt_model m = th_model("llama2-7b");
     pt_cluster cp = parse_cluster(pools), c1 = parse_cluster(one);
     pt_job j = th_job(4096, 128, 1);
     (void)state;
-    for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++) {
-        pt_strategy st, s1 = th_strategy(strategies[i], &m, &c1, &j);
+    /* every strategy with Megatron; ZeRO-3's with DeepSpeed's flat rings and
+     * partial overlap and with FSDP's too */
+    for (size_t i = 0; i < 3 * (sizeof strategies / sizeof *strategies); i++) {
+        pt_strategy st, s1;
+        const char *text = strategies[i % (sizeof strategies / sizeof *strategies)];
+        j.engine = engines[i / (sizeof strategies / sizeof *strategies)];
+        if (j.engine != PT_ENGINE_MEGATRON && !strstr(text, "zero=3")) continue;
+        s1 = th_strategy(text, &m, &c1, &j);
         pt_split sp;
         pt_hetero h;
         pt_cost k;
         pt_diag d;
-        resolve(strategies[i], &m, &cp, &j, &st, &sp);
+        resolve(text, &m, &cp, &j, &st, &sp);
         assert_int_equal(pt_hetero_eval(&m, &cp, &j, &st, &sp, &h, &d), PT_OK);
         assert_int_equal(pt_cost_eval(&m, &c1, &j, &s1, &k), PT_OK);
         assert_true(k.time.dp_comm > 0);
-        th_near_rel(h.cost.step_time_s, k.step_time_s, 1e-9, strategies[i]);
-        th_near_rel(h.cost.time.dp_comm, k.time.dp_comm, 1e-9, strategies[i]);
-        th_near_rel((double)h.cost.mem.total, (double)k.mem.total, 1e-9, strategies[i]);
+        th_near_rel(h.cost.step_time_s, k.step_time_s, 1e-9, text);
+        th_near_rel(h.cost.time.dp_comm, k.time.dp_comm, 1e-9, text);
+        th_near_rel((double)h.cost.mem.total, (double)k.mem.total, 1e-9, text);
     }
 }
 
