@@ -69,7 +69,9 @@
  *    gradient pass (the embedding's, computed last, is never hidden), the
  *    first layer's gather of each operation never hidden, each further one
  *    hidden behind the previous layer's compute where it fits; zb-v and
- *    dualpipe against the times of their replayed order (dp_replayed).  The
+ *    dualpipe against the times of their replayed order (dp_replayed).  Per
+ *    stage and combined in pt_cost_dp_stages_s, which src/cost/hetero.c
+ *    calls for each stage of a cluster with pools.  The
  *    pp=1 sweep of tests/test_sim.c agrees with the replay to 1e-4.
  *    FSDP (and Megatron's) collectives are hierarchical like any other.
  *    DeepSpeed's are priced as one flat ring at the slowest spanned level:
@@ -1457,138 +1459,181 @@ out:
 }
 
 #define DP_MAX_CHUNKS 64
-/* The data-parallel time a step exposes beyond its compute: for each stage
- * class (stage_ends), its buckets' compute from its per-micro-batch work
- * (stage_work, the embedding's and output layer's own times apart) and
- * their collectives as shares of the largest stage's (Pst, Pexp:
- * pt_cost_dp_colls), then
+/* One stage's part of the step's exposed data-parallel time:
  *  - ZeRO 0-2: the reductions of the last micro-batch's gradient pass (B,
  *    or W for split schedules) draining past it (dp_drain; an interleaved
  *    rank's other chunks end their last backward earlier, the other
- *    micro-batches' chunks between them; a linear pipeline's later ranks
- *    finish early by the drain, slack), plus the first rank's wait for the
- *    parameter gathers issued at the step's start (ZeRO 1-2, dp_fill);
- *  - ZeRO-3: each operation's gathers and reduce-scatters (dp_gather_op,
- *    dp_backward_op) per micro-batch: the busiest stage's for all
- *    micro-batches but one, every stage's once for the fill and the drain.
- * The largest over the stage classes.  zb-v and dualpipe: dp_replayed. */
+ *    micro-batches' chunks between them), less the stage's slack; the first
+ *    stage's wait for the parameter gathers issued at the step's start
+ *    (ZeRO 1-2, dp_fill);
+ *  - ZeRO-3: each operation's gathers and reduce-scatters per micro-batch
+ *    (dp_gather_op, dp_backward_op), the stage's pace with them, and a
+ *    split schedule's last weight-gradient reduce-scatters. */
+typedef struct dp_part {
+    double drain, fill, e, pace, w;
+} dp_part;
+
+static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp,
+                          const pt_cost_dp_stage *s, dp_part *o)
+{
+    dpseg sg[2 * DP_MAX_CHUNKS + 2];
+    int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
+    int il = st->schedule == PT_SCHED_INTERLEAVED, v = il ? st->vpp : 1, first = s->first, last = s->last, ns;
+    double h = 2.0 - k->slow, half = split ? 0.5 : 1.0;
+    double rg = Pst > 0 ? k->grad / Pst : 0, ra = Pst > 0 ? k->gather / Pst : 0, rr = Pst > 0 ? k->scatter / Pst : 0;
+    double erg = Pexp > 0 ? k->e_grad / Pexp : 0, era = Pexp > 0 ? k->e_gather / Pexp : 0;
+    double err = Pexp > 0 ? k->e_scatter / Pexp : 0;
+    double P = s->P, Pe = s->Pe, Pemb = first ? s->Pemb : 0.0, Phead = last ? s->Phead : 0.0, b = s->b;
+    int64_t ni = s->layers < 1 ? 1 : s->layers, n1;
+    dpseg L, E, H;
+    if (v > DP_MAX_CHUNKS) v = DP_MAX_CHUNKS;
+    n1 = ni / v > 0 ? ni / v : 1;
+    memset(o, 0, sizeof *o);
+    L = (dpseg){1, ra * P + era * Pe, s->f, 0};
+    E = (dpseg){first, ra * Pemb, s->emb_f, 0};
+    H = (dpseg){last, ra * Phead, s->head_f, 0};
+    if (k->zero <= 2) {
+        /* the last gradient pass, in its order: the output layer, the
+         * chunks (last to first), the embedding; chunk backwards between
+         * an interleaved rank's chunks' last gradient passes: the other
+         * micro-batches' */
+        double gap_b = st->pp - 1.0;
+        ns = 0;
+        sg[ns++] = (dpseg){H.n, 0, s->head_b * half, (rg * Phead)};
+        for (int i = 0; i < v; i++) {
+            sg[ns++] = (dpseg){i < v - 1 ? n1 : ni - n1 * (v - 1), 0, b * half, rg * P + erg * Pe};
+            if (il && i < v - 1) sg[ns++] = (dpseg){1, 0, gap_b * (double)n1 * b * half, 0};
+        }
+        sg[ns++] = (dpseg){E.n, 0, s->emb_b * half, rg * Pemb};
+        o->drain = dp_drain(sg, ns) - s->slack;
+        if (first && k->gather + k->e_gather > 0) {
+            /* the parameters in the order the first rank first uses
+             * them: an interleaved chunk's first forward comes after
+             * the previous chunk's for the pp - 1 micro-batches ahead */
+            double gap = (st->pp - 1.0) * (double)n1 * s->f;
+            ns = 0;
+            sg[ns++] = E;
+            for (int i = 0; i < v; i++) {
+                sg[ns] = L, sg[ns++].n = i < v - 1 ? n1 : ni - n1 * (v - 1);
+                if (i < v - 1) sg[ns++] = (dpseg){1, 0, gap, 0};
+            }
+            sg[ns++] = H;
+            o->fill = dp_fill(sg, ns);
+        }
+    } else {
+        double e = 0, ew = 0;
+        for (int i = 0; i < v; i++) {
+            int64_t nc = i < v - 1 ? n1 : ni - n1 * (v - 1);
+            int fe = i == 0 && first, fh = i == v - 1 && last;
+            /* forward: embedding, layers, output layer */
+            sg[0] = E, sg[0].n = fe;
+            sg[1] = L, sg[1].n = nc;
+            sg[2] = H, sg[2].n = fh;
+            e += dp_gather_op(sg, 3, h);
+            /* backward: the other way, reduce-scatters after */
+            sg[0] = H, sg[0].n = fh, sg[0].c = s->head_b * half, sg[0].r = rr * Phead;
+            sg[1] = L, sg[1].n = nc, sg[1].c = b * half, sg[1].r = rr * P + err * Pe;
+            sg[2] = E, sg[2].n = fe, sg[2].c = s->emb_b * half, sg[2].r = rr * Pemb;
+            if (split) {
+                e += dp_gather_op(sg, 3, h);
+                for (int j = 0; j < 3; j++) sg[j].g = 0;
+                ew += dp_drain(sg, 3); /* off the critical path in the fill and drain */
+            } else {
+                e += dp_backward_op(sg, 3, h);
+            }
+        }
+        /* the stage's pace: its compute and what its collectives expose,
+         * but no faster than its stream carries them */
+        {
+            double stream = (2.0 * (L.g * (double)ni + E.g * first + H.g * last) +
+                             (rr * P + err * Pe) * (double)ni + rr * (Pemb + Phead));
+            double pace = s->t + e;
+            if (stream > pace) pace = stream;
+            o->pace = pace;
+        }
+        o->e = e;
+        o->w = ew;
+    }
+}
+
+double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
+                           const pt_cost_dp_stage *s, int ns)
+{
+    double best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0;
+    double vil = st->schedule == PT_SCHED_INTERLEAVED ? st->vpp : 1.0;
+    assert(ns >= 1);
+    for (int i = 0; i < ns; i++) {
+        dp_part o;
+        dp_stage_part(st, k, Pst, Pexp, &s[i], &o);
+        if (k->zero <= 2) {
+            if (o.drain > best_g) best_g = o.drain;
+            if (o.fill > fill) fill = o.fill;
+        } else {
+            if (o.pace > best_3) best_3 = o.pace;
+            if (s[i].t > slowest) slowest = s[i].t;
+            chain += s[i].count * o.e;
+            if (o.w > best_w) best_w = o.w;
+        }
+    }
+    /* ZeRO-3: every micro-batch but one at the pace of the stage slowest
+     * with its collectives beyond the slowest without (which the step
+     * already counts); the first micro-batch's forward and the last one's
+     * backward pass every stage once (the fill and the drain); the last
+     * weight-gradient pass's reduce-scatters */
+    if (k->zero <= 2) return best_g + fill;
+    return ((double)mb - 1.0 / vil) * (best_3 - slowest) + chain / vil + best_w;
+}
+
+/* The data-parallel time a step exposes beyond its compute: each stage
+ * class (stage_ends) as a pt_cost_dp_stage -- its buckets' compute from its
+ * per-micro-batch work (stage_work, the embedding's and output layer's own
+ * times apart), their collectives as shares of the largest stage's (Pst,
+ * Pexp: pt_cost_dp_colls), a linear pipeline's later ranks finishing early
+ * by the drain (slack), the middle class standing for pp - 2 stages -- then
+ * pt_cost_dp_stages_s.  zb-v and dualpipe: dp_replayed. */
 static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
                            const pt_cost_prep *pr, double Pst, double Pexp, int64_t mb, double fill_b,
                            const double *sfw, const double *sbw, double p2p, double span0)
 {
     pt_cost_dp k;
-    dpseg sg[2 * DP_MAX_CHUNKS + 2];
+    pt_cost_dp_stage sc[3];
     int zbv = st->pp > 1 && st->schedule == PT_SCHED_ZBV, dual = st->pp > 1 && st->schedule == PT_SCHED_DUALPIPE;
     int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
-    int il = st->schedule == PT_SCHED_INTERLEAVED, v = il ? st->vpp : 1;
-    double h, rg, ra, rr, erg, era, err, best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0;
-    double vil = il ? st->vpp : 1.0;
-    double nmb = (double)mb;
+    int nsc = 0;
+    double vil = st->schedule == PT_SCHED_INTERLEAVED ? st->vpp : 1.0;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
     if (zbv || dual) return dp_replayed(m, job, st, pr, &k, Pst, Pexp, mb, p2p, span0);
-    if (v > DP_MAX_CHUNKS) v = DP_MAX_CHUNKS;
-    h = 2.0 - k.slow;
-    rg = Pst > 0 ? k.grad / Pst : 0, ra = Pst > 0 ? k.gather / Pst : 0, rr = Pst > 0 ? k.scatter / Pst : 0;
-    erg = Pexp > 0 ? k.e_grad / Pexp : 0, era = Pexp > 0 ? k.e_gather / Pexp : 0;
-    err = Pexp > 0 ? k.e_scatter / Pexp : 0;
     for (int which = 0; which < 3; which++) {
-        int first, last, ns;
+        pt_cost_dp_stage *s = &sc[nsc++];
+        int first, last;
         work w;
-        double n, Pe = 0, P, Pemb, Phead, f, b, half = split ? 0.5 : 1.0;
+        double n, Pe = 0, P, Pemb, Phead;
         double ef = pr->emb_f + pr->emb_tp, eb = pr->emb_b + (st->sp ? pr->emb_tp : 0.0);
-        int64_t ni, n1;
-        dpseg L, E, H;
-        if (which == 2 && st->pp < 3) break;
+        int64_t ni;
+        if (which == 2 && st->pp < 3) {
+            nsc--;
+            break;
+        }
         stage_ends(st, which, &first, &last);
         stage_work(m, st, pr, first, last, &w);
         n = layers_on(m, st, first, last);
         P = stage_params_split(m, st, first, last, &Pe);
         Pemb = first ? pt_cost_bucket_params(m, st, 0, 0, 0, NULL) : 0.0;
         Phead = last ? pt_cost_bucket_params(m, st, 2, 0, st->pp > 1 && !first, NULL) : 0.0;
-        f = (w.f + w.xf + w.cf + w.ef - (first ? ef : 0.0) - (last ? pr->head_f : 0.0)) / (n > 0 ? n : 1.0);
-        b = (w.b + w.xb + w.cb + w.eb - (first ? eb : 0.0) - (last ? pr->head_b : 0.0)) / (n > 0 ? n : 1.0);
         ni = (int64_t)(n + 0.5);
         if (ni < 1) ni = 1;
-        n1 = ni / v > 0 ? ni / v : 1;
-        P = (P - Pemb - Phead) / (double)ni, Pe /= (double)ni;
-        L = (dpseg){1, ra * P + era * Pe, f, 0};
-        E = (dpseg){first, ra * Pemb, ef, 0};
-        H = (dpseg){last, ra * Phead, pr->head_f, 0};
-        if (k.zero <= 2) {
-            /* the last gradient pass, in its order: the output layer, the
-             * chunks (last to first), the embedding */
-            double slack = split ? 0.0 : which == 1 ? fill_b / vil : which == 2 ? sbw[0] / vil : 0.0, e;
-            /* chunk backwards between an interleaved rank's chunks' last
-             * gradient passes: the other micro-batches' */
-            double gap_b = st->pp - 1.0;
-            ns = 0;
-            sg[ns++] = (dpseg){H.n, 0, pr->head_b * half, (rg * Phead)};
-            for (int i = 0; i < v; i++) {
-                sg[ns++] = (dpseg){i < v - 1 ? n1 : ni - n1 * (v - 1), 0, b * half, rg * P + erg * Pe};
-                if (il && i < v - 1) sg[ns++] = (dpseg){1, 0, gap_b * (double)n1 * b * half, 0};
-            }
-            sg[ns++] = (dpseg){E.n, 0, eb * half, rg * Pemb};
-            e = dp_drain(sg, ns) - slack;
-            if (e > best_g) best_g = e;
-            if (which == 0 && k.gather + k.e_gather > 0) {
-                /* the parameters in the order the first rank first uses
-                 * them: an interleaved chunk's first forward comes after
-                 * the previous chunk's for the pp - 1 micro-batches ahead */
-                double gap = (st->pp - 1.0) * (double)n1 * f;
-                ns = 0;
-                sg[ns++] = E;
-                for (int i = 0; i < v; i++) {
-                    sg[ns] = L, sg[ns++].n = i < v - 1 ? n1 : ni - n1 * (v - 1);
-                    if (i < v - 1) sg[ns++] = (dpseg){1, 0, gap, 0};
-                }
-                sg[ns++] = H;
-                e = dp_fill(sg, ns);
-                if (e > fill) fill = e;
-            }
-        } else {
-            double e = 0, ew = 0;
-            for (int i = 0; i < v; i++) {
-                int64_t nc = i < v - 1 ? n1 : ni - n1 * (v - 1);
-                int fe = i == 0 && first, fh = i == v - 1 && last;
-                /* forward: embedding, layers, output layer */
-                sg[0] = E, sg[0].n = fe;
-                sg[1] = L, sg[1].n = nc;
-                sg[2] = H, sg[2].n = fh;
-                e += dp_gather_op(sg, 3, h);
-                /* backward: the other way, reduce-scatters after */
-                sg[0] = H, sg[0].n = fh, sg[0].c = pr->head_b * half, sg[0].r = rr * Phead;
-                sg[1] = L, sg[1].n = nc, sg[1].c = b * half, sg[1].r = rr * P + err * Pe;
-                sg[2] = E, sg[2].n = fe, sg[2].c = eb * half, sg[2].r = rr * Pemb;
-                if (split) {
-                    e += dp_gather_op(sg, 3, h);
-                    for (int j = 0; j < 3; j++) sg[j].g = 0;
-                    ew += dp_drain(sg, 3); /* off the critical path in the fill and drain */
-                } else {
-                    e += dp_backward_op(sg, 3, h);
-                }
-            }
-            /* every micro-batch but one at the pace of the stage slowest
-             * with its collectives -- its compute and what they expose,
-             * but no faster than its stream carries them -- beyond the
-             * slowest without (which the step already counts); the first
-             * micro-batch's forward and the last one's backward pass every
-             * stage once (the fill and the drain); the last weight-gradient
-             * pass's reduce-scatters */
-            {
-                double stream = (2.0 * (L.g * (double)ni + E.g * first + H.g * last) +
-                                 (rr * P + err * Pe) * (double)ni + rr * (Pemb + Phead));
-                double pace = sfw[which] + sbw[which] + e;
-                if (stream > pace) pace = stream;
-                if (pace > best_3) best_3 = pace;
-            }
-            if (sfw[which] + sbw[which] > slowest) slowest = sfw[which] + sbw[which];
-            chain += (which == 2 ? st->pp - 2.0 : which == 1 && st->pp == 1 ? 0.0 : 1.0) * e;
-            if (ew > best_w) best_w = ew;
-        }
+        s->first = first, s->last = last, s->layers = ni;
+        s->f = (w.f + w.xf + w.cf + w.ef - (first ? ef : 0.0) - (last ? pr->head_f : 0.0)) / (n > 0 ? n : 1.0);
+        s->b = (w.b + w.xb + w.cb + w.eb - (first ? eb : 0.0) - (last ? pr->head_b : 0.0)) / (n > 0 ? n : 1.0);
+        s->emb_f = ef, s->emb_b = eb, s->head_f = pr->head_f, s->head_b = pr->head_b;
+        s->P = (P - Pemb - Phead) / (double)ni, s->Pe = Pe / (double)ni;
+        s->Pemb = Pemb, s->Phead = Phead;
+        s->t = sfw[which] + sbw[which];
+        s->slack = split ? 0.0 : which == 1 ? fill_b / vil : which == 2 ? sbw[0] / vil : 0.0;
+        s->count = which == 2 ? st->pp - 2.0 : which == 1 && st->pp == 1 ? 0.0 : 1.0;
     }
-    if (k.zero <= 2) return best_g + fill;
-    return (nmb - 1.0 / vil) * (best_3 - slowest) + chain / vil + best_w;
+    return pt_cost_dp_stages_s(st, &k, Pst, Pexp, mb, sc, nsc);
 }
 
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,

@@ -116,6 +116,48 @@ void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy 
 double pt_cost_bucket_params(const pt_model *m, const pt_strategy *st, int which, int64_t layer, int copy,
                              double *expert);
 
+/* One pipeline stage (or a class of equal stages) as the data-parallel
+ * collectives see it: its buckets in forward order -- the embedding (first),
+ * `layers` layers (in st's vpp chunks when interleaved), the final norm and
+ * output layer (last) -- each bucket's compute per micro-batch and its
+ * parameters (its collectives a share of pt_cost_dp_colls' in proportion,
+ * on a FIFO stream beside the compute, as src/sim replays them).  cost.c
+ * fills one per stage class of a homogeneous cluster; src/cost/hetero.c one
+ * per stage, at its slowest member's times. */
+typedef struct pt_cost_dp_stage {
+    int first, last;          /* holds the embedding / the output layer       */
+    int64_t layers;           /* layers on the stage, e.g. 16                 */
+    double f, b;              /* one layer, one micro-batch, forward / backward:
+                                 compute, TP, exposed CP, expert all-to-all,
+                                 e.g. 0.00165 / 0.00291 s                     */
+    double emb_f, emb_b;      /* the embedding's, its TP collectives included */
+    double head_f, head_b;    /* the output layer's, logits and loss          */
+    double P, Pe;             /* parameters one device holds of one layer, Pe
+                                 of them routed experts (pt_cost_bucket_params) */
+    double Pemb, Phead;       /* ... of the embedding, of the output layer     */
+    double t;                 /* forward + backward of one micro-batch, all of
+                                 the stage (what the pipeline's pace counts)   */
+    double slack;             /* ZeRO 0-2: how long before the step's last
+                                 gradient pass the stage's ends (1f1b stage s:
+                                 the backwards of stages 0..s-1), e.g. 0.047 s */
+    double count;             /* ZeRO-3: stages this entry stands for in the
+                                 pipeline's fill and drain, e.g. pp - 2        */
+} pt_cost_dp_stage;
+/* Seconds the data-parallel collectives (k: pt_cost_dp_colls for Pst
+ * parameters, Pexp of them routed experts) add to a step of mb micro-batches
+ * per pipeline, for the stages s[0..ns) of strategy st (its schedule, vpp,
+ * pp):
+ *  - ZeRO 0-2: the most over stages of the last gradient pass's reductions
+ *    draining past its end, less its slack, plus the first stage's wait
+ *    for the parameter gathers issued at the step's start (zero 1-2);
+ *  - ZeRO-3: every micro-batch but one at the pace of the stage slowest
+ *    with its per-operation gathers and reduce-scatters (but no faster than
+ *    its stream carries them) beyond the slowest stage's t without them,
+ *    plus each stage's exposure once (count times) for the fill and drain.
+ * Not for zb-v and dualpipe, whose order cost.c replays instead. */
+double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
+                           const pt_cost_dp_stage *s, int ns);
+
 /* The allowance for context, workspaces and fragmentation given the rest. */
 int64_t pt_cost_other_bytes(double rest);
 

@@ -360,33 +360,83 @@ pt_status pt_hetero_auto(const pt_model *m, const pt_cluster *c, const pt_job *j
 
 /* ---- pricing ---------------------------------------------------------------- */
 
+/* The data-parallel collectives' exposed time, by cost.c's mechanism
+ * (pt_cost_dp_stages_s): each stage at its slowest member's times -- every
+ * collective of the stage waits for its slowest member -- with its own
+ * layers and parameters, their collectives shares of the largest stage's
+ * over the stage's dp*cp ranks (at the slowest spanned link: the cluster's
+ * levels); a stage's slack the least, over the pipelines its members run
+ * in, of how long before the step's pipeline end its last backward ends.
+ * slow[i]: the pool of stage i's slowest member; tb[r * S + i]: stage i's
+ * backward in DP rank r's pipeline. */
+static double dp_tail(const hctx *h, const pt_split *sp, const pt_hetero *out, const int *slow, const double *tb)
+{
+    const pt_model *m = h->m;
+    const pt_strategy *st = h->st;
+    int S = st->pp, D = st->dp;
+    pt_cost_dp_stage sg[PT_SPLIT_MAX_STAGES];
+    pt_cost_dp k;
+    double Pst = 0, worst = out->pipe_s[out->crit];
+    for (int i = 0; i < S; i++) {
+        const pt_cost_prep *pr = &h->pr[slow[i]];
+        pt_cost_dp_stage *s = &sg[i];
+        int first = i == 0, last = i == S - 1;
+        int64_t n = pt_hetero_layers(m, st, sp, i);
+        double P = pt_cost_stage_params(m, st, first, last, n);
+        if (P > Pst) Pst = P;
+        memset(s, 0, sizeof *s);
+        s->first = first, s->last = last, s->layers = n;
+        s->f = pr->lf + pr->ltp_f + pr->lcp_f;
+        s->b = pr->lb + pr->ltp_b + pr->lcp_b;
+        s->emb_f = pr->emb_f + pr->emb_tp, s->emb_b = pr->emb_b + (st->sp ? pr->emb_tp : 0.0);
+        s->head_f = pr->head_f, s->head_b = pr->head_b;
+        s->Pemb = first ? pt_cost_bucket_params(m, st, 0, 0, 0, NULL) : 0.0;
+        s->Phead = last ? pt_cost_bucket_params(m, st, 2, 0, S > 1 && !first, NULL) : 0.0;
+        s->P = (P - s->Pemb - s->Phead) / (double)(n > 0 ? n : 1);
+        s->t = out->stage_s[i];
+        s->slack = HUGE_VAL;
+        for (int r = 0; r < D; r++) {
+            double x = worst - out->pipe_s[r];
+            for (int j = 0; j < i; j++) x += tb[(size_t)r * (size_t)S + (size_t)j];
+            if (x < s->slack) s->slack = x;
+        }
+        s->count = 1.0;
+    }
+    pt_cost_dp_colls(h->c, h->job, st, Pst, 0.0, &k);
+    if (k.grad + k.gather + k.scatter <= 0) return 0.0;
+    return pt_cost_dp_stages_s(st, &k, Pst, 0.0, pt_hetero_mb(st, sp, out->crit), sg, S);
+}
+
 pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
                          const pt_split *sp, pt_hetero *out, pt_diag *d)
 {
-    int S = st->pp, D = st->dp, kslow = 0;
-    double worst = -1, p2p, dp_exp = 0, opt = 0, tied, worst_ratio = -1;
-    double sb_max[PT_SPLIT_MAX_STAGES], sf_max[PT_SPLIT_MAX_STAGES];
-    double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), gbytes = job->grad_bf16 ? 2.0 : 4.0;
-    int64_t ndp_i = pt_strategy_group_size(st, PT_GROUP_DP_CP), dp_stride = pt_strategy_stride(st, PT_GROUP_DP_CP);
+    int S = st->pp, D = st->dp;
+    double worst = -1, p2p, dp_exp, opt = 0, tied, worst_ratio = -1, *tb;
+    double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP);
+    int slow[PT_SPLIT_MAX_STAGES];
     sfb crit_stage;
     hctx *h;
     pt_status s;
     assert(c->npools > 1 && S <= PT_SPLIT_MAX_STAGES && D <= PT_SPLIT_MAX_DP);
     if ((s = layout_check(c, st, d)) != PT_OK) return s;
     h = malloc(sizeof *h);
-    if (!h) return pt_diag_set(d, NULL, NULL, NULL, "out of memory");
+    tb = malloc((size_t)S * (size_t)D * sizeof *tb);
+    if (!h || !tb) {
+        free(h), free(tb);
+        return pt_diag_set(d, NULL, NULL, NULL, "out of memory");
+    }
     hctx_init(h, m, c, job, st);
     memset(out, 0, sizeof *out);
     memset(&crit_stage, 0, sizeof crit_stage);
     out->pp = S, out->dp = D;
     p2p = out->p2p_s = p2p_one(h);
     for (int i = 0; i < S; i++) {
-        sb_max[i] = sf_max[i] = 0;
+        slow[i] = pt_hetero_pool_at(c, st, 0, i);
         out->pool_lo[i] = c->npools, out->pool_hi[i] = -1;
     }
     /* every virtual worker's pipeline */
     for (int r = 0; r < D; r++) {
-        double t[PT_SPLIT_MAX_STAGES], ff[PT_SPLIT_MAX_STAGES], bb[PT_SPLIT_MAX_STAGES], T;
+        double t[PT_SPLIT_MAX_STAGES], ff[PT_SPLIT_MAX_STAGES], *bb = tb + (size_t)r * (size_t)S, T;
         sfb o[PT_SPLIT_MAX_STAGES];
         int k;
         for (int i = 0; i < S; i++) {
@@ -394,9 +444,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
             stage_fb(h, &h->pr[pk], pt_hetero_layers(m, st, sp, i), i == 0, i == S - 1, &o[i]);
             t[i] = o[i].f + o[i].b;
             ff[i] = o[i].f, bb[i] = o[i].b;
-            if (t[i] > out->stage_s[i]) out->stage_s[i] = t[i];
-            if (o[i].cb + o[i].xb > sb_max[i]) sb_max[i] = o[i].cb + o[i].xb;
-            if (o[i].cf + o[i].xf > sf_max[i]) sf_max[i] = o[i].cf + o[i].xf;
+            if (t[i] > out->stage_s[i]) out->stage_s[i] = t[i], slow[i] = pk;
             if (pk < out->pool_lo[i]) out->pool_lo[i] = pk;
             if (pk > out->pool_hi[i]) out->pool_hi[i] = pk;
         }
@@ -404,50 +452,16 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         if (T > worst) {
             worst = T;
             out->crit = r;
-            kslow = k;
             crit_stage = o[k];
         }
     }
-    /* data-parallel collectives per stage, on the slowest member's
-     * backward; the optimizer on the slowest device of each stage */
+    /* data-parallel collectives per stage; the optimizer on the slowest
+     * device of each stage */
+    dp_exp = dp_tail(h, sp, out, slow, tb);
     for (int i = 0; i < S; i++) {
         int first = i == 0, last = i == S - 1;
         int64_t n = pt_hetero_layers(m, st, sp, i);
         double P = pt_cost_stage_params(m, st, first, last, n);
-        if (ndp_i > 1 && st->zero >= 3) {
-            /* ZeRO-3 (cost.c's pricing): each micro-batch gathers the
-             * stage's parameters for its forward and again for its
-             * backward and reduce-scatters its gradients, at the slowest
-             * member's link, hidden but for one bucket a layer behind the
-             * time the stage has for that pass: in a mixed pipeline the
-             * slowest stage's period per micro-batch, shared between the
-             * stage's forward and backward as its own are (a faster stage
-             * gathers while it waits for the slowest; on even stages this
-             * is cost.c's own forward and backward); every rank runs M
-             * micro-batches */
-            double nb = n < 1 ? 1.0 : (double)n, hide = 1.0 - 1.0 / nb, per = 0, own = sf_max[i] + sb_max[i];
-            double ag = pt_coll_time(c, PT_ALLGATHER, (int64_t)(2.0 * P), ndp_i, dp_stride);
-            double rs = pt_coll_time(c, PT_REDUCESCATTER, (int64_t)(2.0 * P), ndp_i, dp_stride);
-            double ef, ebk;
-            for (int k = 0; k < S; k++) per = fmax(per, sf_max[k] + sb_max[k]);
-            ef = fmax(ag - (own > 0 ? per * sf_max[i] / own : 0) * hide, ag * (1.0 - hide));
-            ebk = fmax(ag + rs - (own > 0 ? per * sb_max[i] / own : 0) * hide, (ag + rs) * (1.0 - hide));
-            double e = (ef + ebk) * (double)pt_hetero_mb(st, sp, out->crit);
-            if (e > dp_exp) dp_exp = e;
-        } else if (ndp_i > 1) {
-            double nb = n < 1 ? 1.0 : (double)n, g, ag = 0, eg, ea;
-            if (st->zero == 0) {
-                g = pt_coll_time(c, PT_ALLREDUCE, (int64_t)(gbytes * P), ndp_i, dp_stride);
-            } else {
-                g = pt_coll_time(c, PT_REDUCESCATTER, (int64_t)(gbytes * P), ndp_i, dp_stride);
-                ag = pt_coll_time(c, PT_ALLGATHER, (int64_t)(2.0 * P), ndp_i, dp_stride);
-            }
-            eg = g - sb_max[i] * (1.0 - 1.0 / nb);
-            ea = ag - sf_max[i] * (1.0 - 1.0 / nb);
-            if (eg < g / nb) eg = g / nb;
-            if (ea < ag / nb) ea = ag / nb;
-            if (eg + ea > dp_exp) dp_exp = eg + ea;
-        }
         for (int k = out->pool_lo[i]; k <= out->pool_hi[i]; k++) {
             double shard = st->zero >= 1 ? P / ndp : P;
             double ot = pt_roofline_ew_s(&h->pr[k].h, shard * HETERO_ADAM_BYTES_PER_PARAM);
@@ -476,7 +490,6 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         double fm = pt_cost_model_flops(m, job->seq_len, st->gbs), hd = (double)m->hidden;
         double rc_ratio = h->pr[0].flops_f > 0 ? h->pr[0].flops_rc / (3.0 * h->pr[0].flops_f) : 0.0;
         double layer_share = 1.0 - 6.0 * (double)m->vocab * hd / (fm / tokens);
-        (void)kslow;
         k->microbatches = M;
         k->time.compute = (double)M * (crit_stage.cf + crit_stage.cb);
         k->time.tp_comm = (double)M * (crit_stage.xf + crit_stage.xb);
@@ -502,5 +515,6 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         k->fits = worst_ratio <= 1.0;
     }
     free(h);
+    free(tb);
     return PT_OK;
 }

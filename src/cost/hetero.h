@@ -28,22 +28,32 @@
  *    b_d (F_k + B_k) + sum_{s != k} (F_s + B_s) + (b_d + pp - 1) 2 p2p,
  *    k its slowest stage (the fill and the drain pass once through the
  *    others, as cost.c prices uneven stages); the step waits for the slowest
- *    worker, then the data-parallel collectives (over all ranks of a stage,
- *    priced on the cluster's levels, so at the slowest member's link, and
- *    hidden behind the slowest member's last backward bucket by bucket as in
- *    cost.c), then the optimizer on the slowest device;
- *  - ZeRO shards over a stage's data-parallel group (zero=1, 2 as above);
- *    zero=3 gathers the stage's parameters for each micro-batch's forward
- *    and backward and reduce-scatters its gradients (cost.c's pricing),
- *    hidden but for a bucket behind the slowest stage's period shared as the
- *    stage's own forward and backward are, so every rank runs as many
- *    micro-batches (even shares; split.c refuses uneven ones);
+ *    worker, then the data-parallel collectives, then the optimizer on the
+ *    slowest device;
+ *  - the data-parallel collectives (over all ranks of a stage, priced on the
+ *    cluster's levels, so at the slowest member's link) expose what cost.c's
+ *    mechanism gives (pt_cost_dp_stages_s: a bucket per layer, the
+ *    embedding and the output layer their own, on a FIFO stream beside the
+ *    compute), each stage with its own layers and parameters at its slowest
+ *    member's times, since each collective waits for its slowest member:
+ *    zero=0-2 the most over stages of the last backward's reductions
+ *    draining past it, less how much earlier than the step's pipeline the
+ *    stage's last backward ends, plus the first stage's wait for the
+ *    parameter gathers (zero=1, 2); zero=3 gathers the stage's parameters
+ *    for each micro-batch's forward and backward and reduce-scatters its
+ *    gradients, every micro-batch but one at the pace of the stage slowest
+ *    with them, each stage's exposure once for the fill and drain -- so
+ *    every rank runs as many micro-batches (even shares; split.c refuses
+ *    uneven ones).  Pools of one device give cost.c's numbers exactly; a
+ *    stage over H100 and A100 ranks the A100 cluster's (tests/test_hetero.c);
+ *  - ZeRO shards over a stage's data-parallel group;
  *  - memory per stage and pool: cost.c's states for the stage's layers,
  *    its activations times the micro-batches the schedule keeps (1f1b:
  *    min(pp - s, b_d); gpipe: b_d), checked against that pool's device.
  * src/sim/sim_hetero.c replays every virtual worker's pipeline order
- * (src/cost/pipe.c) with the same stage times; tests/test_hetero.c checks
- * that the two agree.
+ * (src/cost/pipe.c) with the same stage times and adds the tail priced
+ * here (tail_s: its collectives are not replayed); tests/test_hetero.c
+ * checks that the two agree.
  * Not here: parsing the lists (src/strategy/split.h), choosing tp/pp/...
  * (src/plan/hsearch.c).
  */
