@@ -1025,6 +1025,7 @@ json_t *pt_calib_params_json(const pt_calib_fit *f)
         json_object_set_new(o, "se", jnum(q->se));
         json_object_set_new(o, "se_per_unit_noise", jnum(q->se_unit));
         json_object_set_new(o, "sensitivity", jnum(q->sensitivity));
+        if (q->prior_sd > 0) json_object_set_new(o, "prior_sd", jnum(q->prior_sd)); /* calibrate --prior */
         json_object_set_new(o, "state", json_string(pt_calib_state_key(q->state)));
         json_object_set_new(o, "why", json_string(pt_calib_state_text(q->state)));
         json_array_append_new(a, o);

@@ -151,6 +151,12 @@ for k, (d, v) in prior.items():
 PY
 $P eval llama3-70b --cluster "$tmp/myp.json" --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 >/dev/null 2>&1 ||
     bad "eval --cluster myp.json (calibrate --prior): exit $?"
+$P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/myp2.json" --prior --json |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); p={q["name"]: q for q in j["parameters"]}; assert p["gemm_eff"]["prior_sd"] == 0.25 and p["ib.efficiency"]["prior_sd"] == 0.35 and "prior_sd" not in p["kernel_us"], p' ||
+    bad "calibrate --prior --json does not give each efficiency its prior_sd"
+$P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/myp3.json" --json |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); assert all("prior_sd" not in q for q in j["parameters"])' ||
+    bad "calibrate --json without --prior gives a prior_sd"
 refused_saying 'prior applies to a runs CSV only' $P calibrate "$tmp/ttt.csv" --out "$tmp/x.csv" --prior
 
 # bad input: file, line, field and value; exit 2, nothing written
