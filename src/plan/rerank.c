@@ -17,7 +17,14 @@
  * while cost.c prices their overlap by formula.  For zb-v and dualpipe with
  * data parallelism the pipeline order is the same computation in both
  * models (both replay src/cost/pipe.c), so what the check confirms is the
- * collectives' overlap with that order, not the order.
+ * collectives' overlap with that order, not the order.  At pp = 1 the
+ * analytic exposure (cost.c's dp_gather_op, dp_backward_op, dp_drain) is the
+ * closed form of the very recurrence the replay runs, bucket after bucket
+ * on a FIFO stream: there the two agree to the last digit, which checks the
+ * arithmetic of two separate implementations, not the model; the simulator
+ * will only tell them apart once it replays an effect the closed form
+ * approximates (the collectives taking SMs or link bandwidth from the
+ * compute they overlap).
  * Not here: the search (search.c), the replay (src/sim), output (src/emit).
  */
 #include "plan/search.h"

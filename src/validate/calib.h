@@ -82,13 +82,15 @@
  * a prior as extra data points).  A parameter moves as far as the rows'
  * evidence outweighs its prior, and the covariance includes the prior.
  * PT_CALIB_ROW_SD: the rms ln error of held-out rows on a generation the
- * constants were fitted to (A100 held out: 4.9% mean, rms about 0.08).
+ * constants were fitted to (the 49 held-out A100 step-time rows of
+ * published_runs.csv: 4.9% mean, rms of ln(predicted/measured) 0.071).
  * PT_CALIB_EFF_PRIOR_SD: the spread of the fitted efficiencies between the
- * generations in data/devices.json (sd of ln over A100, H100, the 96 GB H100
- * and Blackwell: gemm_eff 0.09, mem_eff 0.12, attn_eff 0.23; V100's gemm_eff
- * 0.48 widens gemm's to 0.19) rounded up: a user's stack is taken to sit no
- * farther from its generation's constants than generations sit apart. */
-#define PT_CALIB_ROW_SD 0.08
+ * generations in data/devices.json (sample sd of ln over A100, H100, the
+ * 96 GB H100 and Blackwell: gemm_eff 0.095 -- over five distinct values,
+ * GB200's 0.74 apart --, mem_eff 0.12, attn_eff 0.24; V100's gemm_eff 0.48
+ * widens gemm's to 0.17), taken as one 0.25: a user's stack is taken to sit
+ * no farther from its generation's constants than generations sit apart. */
+#define PT_CALIB_ROW_SD 0.07
 #define PT_CALIB_EFF_PRIOR_SD 0.25
 /* The same for a level's efficiency: the sd of ln over the distinct fitted
  * datacenter link efficiencies in data/clusters.json (0.31 to 0.97: IB,
