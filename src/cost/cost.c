@@ -150,6 +150,15 @@
  * compute: step = compute + comm - 0.6 * min(compute, comm) fits all three
  * within 10%.  FSDP and Megatron overlap bucket by bucket (1 - 1/buckets). */
 #define DEEPSPEED_ZERO3_OVERLAP 0.6
+/* Every other overlapped data-parallel collective takes SMs and memory
+ * bandwidth from the compute beside it (NCCL runs one thread block per
+ * channel, e.g. 24 of an H100's 132 SMs): Lee et al., "Characterizing
+ * Compute-Communication Overlap in GPU-Accelerated Distributed Deep
+ * Learning" (arXiv 2507.03114, 2025), abstract: GPT and Llama training on
+ * A100, H100, MI250 and MI210, compute overlapped with communication ran
+ * on average 18.9% slower than alone (at most 40%).  The collective keeps
+ * its pace.  DeepSpeed ZeRO-3's measured overlap above already counts it. */
+#define OVERLAP_COMPUTE_SLOWDOWN 1.189
 
 /* Bytes held as int64: saturated at 2^60 (an exabyte per device never fits),
  * so a huge job (seq_len 10^8, found by fuzz_csv) neither overflows the cast
@@ -1158,6 +1167,7 @@ void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy 
     memset(o, 0, sizeof *o);
     o->zero = st->zero;
     o->slow = 1.0;
+    o->slow_c = OVERLAP_COMPUTE_SLOWDOWN;
     if (n > 1) {
         if (st->zero == 0) {
             o->grad = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(gbytes * P), n, stride);
@@ -1169,7 +1179,7 @@ void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy 
                 job->engine == PT_ENGINE_DEEPSPEED ? pt_coll_time_flat : pt_coll_time;
             o->gather = coll(c, PT_ALLGATHER, bytes_i64(2.0 * P), n, stride);
             o->scatter = coll(c, PT_REDUCESCATTER, bytes_i64(2.0 * P), n, stride);
-            if (job->engine == PT_ENGINE_DEEPSPEED) o->slow = 2.0 - DEEPSPEED_ZERO3_OVERLAP;
+            if (job->engine == PT_ENGINE_DEEPSPEED) o->slow = o->slow_c = 2.0 - DEEPSPEED_ZERO3_OVERLAP;
         }
     }
     if (Pe > 0 && en > 1) {
@@ -1213,18 +1223,32 @@ static int64_t dpseg_count(const dpseg *s, int ns)
     return n;
 }
 
-/* What x seconds of collectives beside c seconds of compute add to it: the
- * excess, or with DeepSpeed ZeRO-3 all but the hidden share h of the
- * overlap (pt_cost_dp.slow). */
-static double beside(double x, double c, double h)
+/* What x seconds of collectives beside c seconds of compute add to it, the
+ * two started together and the overlapped compute running 1/slow_c as fast,
+ * the collective 1/slow as fast (pt_cost_dp): with the compute ending first
+ * (c slow_c <= x slow) the collective's rest runs alone, x + c (slow_c -
+ * slow_c/slow - 1); else the compute loses x slow (1 - 1/slow_c).  Slowdowns
+ * of 1: the excess, max(x - c, 0). */
+static double beside(double x, double c, const pt_cost_dp *k)
 {
-    return x - h * (x < c ? x : c);
+    double sc = k->slow_c, sx = k->slow;
+    if (c * sc <= x * sx) return x + c * (sc - sc / sx - 1.0);
+    return x * sx * (1.0 - 1.0 / sc);
+}
+
+/* What o seconds of collectives overlapping compute on the step's critical
+ * path cost it: the compute loses 1 - 1/slow_c of each (ZeRO 0-2, whose
+ * reductions and gathers are placed against the compute without it: each
+ * rank's overlap delays the pipeline's fill or drain chain through it). */
+static double dp_contention(const pt_cost_dp *k, double o)
+{
+    return o > 0 ? o * k->slow * (1.0 - 1.0 / k->slow_c) : 0.0;
 }
 
 /* ZeRO-3 forward (and a split schedule's input-gradient pass): each bucket's
  * gather issued when the previous bucket's compute starts, the first one
  * when the operation is ready: g_1 + sum_k beside(g_{k+1}, c_k). */
-static double dp_gather_op(const dpseg *s, int ns, double h)
+static double dp_gather_op(const dpseg *s, int ns, const pt_cost_dp *h)
 {
     int64_t N = dpseg_count(s, ns);
     double e;
@@ -1241,7 +1265,7 @@ static double dp_gather_op(const dpseg *s, int ns, double h)
  * g_1 + beside(g_2, c_1) + sum beside(r_{k-1} + g_{k+1}, c_k) +
  * beside(r_{N-1}, c_N) + r_N (the last reduce-scatter holds the next
  * operation's first gather). */
-static double dp_backward_op(const dpseg *s, int ns, double h)
+static double dp_backward_op(const dpseg *s, int ns, const pt_cost_dp *h)
 {
     int64_t N = dpseg_count(s, ns);
     double e;
@@ -1256,33 +1280,69 @@ static double dp_backward_op(const dpseg *s, int ns, double h)
 
 /* Reductions released as the buckets' gradient passes end (in s's order)
  * on a FIFO stream: how long the stream runs past the last pass, the most
- * over buckets k of the reductions from k on less the compute after k. */
-static double dp_drain(const dpseg *s, int ns)
+ * over buckets k of the reductions from k on less the compute after k.
+ * *at (may be NULL): the bucket attaining it, from whose release on the
+ * stream runs without a gap to its end (-1 when it ends with the compute). */
+static double dp_drain_at(const dpseg *s, int ns, int64_t *at)
 {
     double A = 0, B = 0, best = 0;
+    int64_t kb = -1;
     for (int64_t k = dpseg_count(s, ns) - 1; k >= 0; k--) {
         const dpseg *u = dpseg_at(s, ns, k);
         A += u->r;
-        if (A - B > best) best = A - B;
+        if (A - B > best) best = A - B, kb = k;
         B += u->c;
     }
+    if (at) *at = kb;
     return best;
 }
 
+static double dp_drain(const dpseg *s, int ns) { return dp_drain_at(s, ns, NULL); }
+
 /* Gathers all issued at once, each bucket's compute waiting for its own (in
  * s's order): the delay, the most over k of the gathers up to k less the
- * compute before k. */
-static double dp_fill(const dpseg *s, int ns)
+ * compute before k; *at the bucket attaining it (the stream runs without a
+ * gap up to its gather), -1 for no delay. */
+static double dp_fill_at(const dpseg *s, int ns, int64_t *at)
 {
     double A = 0, B = 0, best = 0;
-    int64_t N = dpseg_count(s, ns);
+    int64_t N = dpseg_count(s, ns), kb = -1;
     for (int64_t k = 0; k < N; k++) {
         const dpseg *u = dpseg_at(s, ns, k);
         A += u->g;
-        if (A - B > best) best = A - B;
+        if (A - B > best) best = A - B, kb = k;
         B += u->c;
     }
+    if (at) *at = kb;
     return best;
+}
+
+/* The reductions' seconds beside each bucket's compute as the FIFO stream
+ * runs them (r released at each bucket's end), of the buckets before
+ * `stop`: those before `cut` into *pre, the rest into *post.  What runs
+ * beside the buckets from dp_drain_at's bucket on is left out: the stream
+ * sets the pace there, and slower compute beside it costs nothing. */
+static void dp_beside_split(const dpseg *sg, int ns, int64_t cut, int64_t stop, double *pre, double *post)
+{
+    double q = 0;
+    int64_t k = 0;
+    *pre = *post = 0;
+    for (int i = 0; i < ns; i++)
+        for (int64_t j = 0; j < sg[i].n && k < stop; j++, k++) {
+            double o = q < sg[i].c ? q : sg[i].c;
+            *(k < cut ? pre : post) += o;
+            q += sg[i].r - o;
+        }
+}
+
+/* The gathers dp_fill_at's bucket `at` did not wait for: each ran beside
+ * the compute before its own bucket. */
+static double dp_fill_beside(const dpseg *s, int ns, int64_t at)
+{
+    double G = 0;
+    int64_t N = dpseg_count(s, ns);
+    for (int64_t k = at + 1; k < N; k++) G += dpseg_at(s, ns, k)->g;
+    return G;
 }
 
 /* ---- zb-v and dualpipe: the collectives against the replayed order ---------
@@ -1295,6 +1355,7 @@ static double dp_fill(const dpseg *s, int ns)
 typedef struct dp_times {
     const pt_pipe *p;
     double *first_f, *last_g; /* pp x V: first forward start, last gradient pass end (-1: none) */
+    int *passes;              /* pp x V: gradient passes (may be NULL) */
 } dp_times;
 
 /* A hook that only watches (the replay's fast path calls it too). */
@@ -1311,7 +1372,142 @@ static double dp_times_run(void *ctx, int d, const pt_pipe_op *o, double ready, 
     (void)ready;
     if (o->kind == PT_OP_F && (x->first_f[i] < 0 || t0 < x->first_f[i])) x->first_f[i] = t0;
     if (o->kind == PT_OP_W && t0 + dur > x->last_g[i]) x->last_g[i] = t0 + dur;
+    if (x->passes && (x->p->split ? o->kind == PT_OP_W : o->kind == PT_OP_B)) x->passes[i]++;
     return t0 + dur;
+}
+
+/* ZeRO 0-2's contention, replayed at the granularity of operations: each
+ * rank's stream busy from the start with its gathers, and from each virtual
+ * stage's last gradient pass on with its reductions (released together as
+ * the pass ends, run in order); an operation the stream overlaps runs
+ * 1/slow_c as fast meanwhile.  Coarser than src/sim (buckets released one
+ * by one inside the pass, gathers waited for), so the two check each other. */
+typedef struct dp_busy {
+    const pt_pipe *p;
+    const int *uo;           /* the virtual stages' buckets (dp_replayed)   */
+    const double *ub, *ua;   /* ... backward compute, reduction seconds      */
+    const double *gend;      /* per rank and bucket: its gather's end (ZeRO
+                                1-2: all issued at the step's start)        */
+    double *e;               /* per rank: the stream busy until              */
+    int *left;               /* per rank and virtual stage: gradient passes
+                                still to run on it                           */
+    char *fdone;             /* ... its first forward has run               */
+    double sc;
+} dp_busy;
+
+/* dur seconds of compute from t beside a stream busy until e: the end. */
+static double dp_busy_compute(double t, double dur, double e, double sc)
+{
+    double busy = e - t;
+    if (busy <= 0) return t + dur;
+    if (dur * sc <= busy) return t + dur * sc;
+    return t + busy + (dur - busy / sc);
+}
+
+static double dp_busy_run(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur)
+{
+    dp_busy *z = ctx;
+    int vs = o->vs, i = d * z->p->V + vs, a = z->uo[vs], n = z->uo[vs + 1] - a;
+    int NU = z->uo[z->p->V];
+    double t = t0, tot = 0;
+    (void)ready;
+    if (o->kind == PT_OP_F && !z->fdone[i] && z->gend) {
+        /* the first forward: each bucket waits for its own gather */
+        z->fdone[i] = 1;
+        for (int u = a; u < a + n; u++) {
+            double g = z->gend[(size_t)d * (size_t)NU + (size_t)u];
+            if (g > t) t = g;
+            t = dp_busy_compute(t, dur / n, z->e[d], z->sc);
+        }
+        return t;
+    }
+    if (!(z->p->split ? o->kind == PT_OP_W : o->kind == PT_OP_B) || --z->left[i] > 0)
+        return dp_busy_compute(t0, dur, z->e[d], z->sc);
+    /* the last gradient pass: each bucket's reduction queued as its part
+     * of the pass ends, the output side first */
+    for (int u = a; u < a + n; u++) tot += z->ub[u];
+    for (int u = a + n - 1; u >= a; u--) {
+        t = dp_busy_compute(t, tot > 0 ? dur * z->ub[u] / tot : dur / n, z->e[d], z->sc);
+        if (z->ua[u] > 0) z->e[d] = (z->e[d] > t ? z->e[d] : t) + z->ua[u];
+    }
+    return t;
+}
+
+/* ZeRO 0-2 with a pipeline: the order p replayed twice with the virtual
+ * stages' times f, b -- alone, then with each rank's collectives beside it
+ * (dp_busy): the gathers issued at the step's start in the order the rank
+ * first runs its virtual stages, each bucket's first forward waiting for its
+ * own; each virtual stage's reductions queued bucket by bucket in its last
+ * gradient pass; the compute they overlap slowed.  Buckets uo (per virtual
+ * stage, forward order) with backward ub, gather ug and reduction ua
+ * seconds.  Returns how much later the step ends (its compute or a stream),
+ * HUGE_VAL when out of memory.  The ends of a long step repeat: at most 2
+ * pp micro-batches are replayed. */
+static double dp_zero2_replay(pt_pipe *pp_, const double *f, const double *b, const int *uo, const double *ub,
+                              const double *ug, const double *ua, const pt_cost_dp *k, double p2p)
+{
+    pt_pipe p = *pp_;
+    int V = p.V, PP = p.pp, NU = uo[V];
+    int64_t M = p.M;
+    double out = HUGE_VAL;
+    dp_times x = {&p, NULL, NULL, NULL};
+    x.first_f = malloc((size_t)(2 * PP * V) * sizeof *x.first_f);
+    if (!x.first_f) return HUGE_VAL;
+    x.last_g = x.first_f + PP * V;
+    {
+        pt_pipe_replay r = {0, 0, NULL}, r2 = {0, 0, NULL};
+        int64_t Mr = M <= 2 * (int64_t)PP ? M : 2 * (int64_t)PP; /* the ends repeat from there on */
+        double *gend = malloc((size_t)PP * (size_t)NU * sizeof *gend);
+        dp_busy bz = {&p, uo, ub, ua, NULL, NULL, NULL, NULL, k->slow_c};
+        bz.e = calloc((size_t)PP, sizeof *bz.e);
+        bz.left = calloc((size_t)PP * (size_t)V, sizeof *bz.left);
+        bz.fdone = calloc((size_t)PP * (size_t)V, 1);
+        x.passes = bz.left;
+        for (int64_t i = 0; i < (int64_t)PP * V; i++) x.first_f[i] = x.last_g[i] = -1.0;
+        p.M = Mr;
+        if (!bz.e || !bz.left || !bz.fdone || !gend) goto zero2_out;
+        {
+            pt_pipe_hook watch = {dp_times_start, dp_times_run, &x};
+            if (pt_pipe_run_hooked(&p, f, b, NULL, p2p, &watch, NULL, NULL, &r) != 0) goto zero2_out;
+        }
+        if (k->gather + k->e_gather > 0) {
+            /* each rank's gathers issued at the start, in the order it
+             * first runs its virtual stages */
+            for (int d = 0; d < PP; d++) {
+                int ord[64], no = 0;
+                double G = 0;
+                for (int vs = 0; vs < V && no < 64; vs++)
+                    if (x.first_f[d * V + vs] >= 0) ord[no++] = vs;
+                for (int i = 1; i < no; i++)
+                    for (int j = i; j > 0 && x.first_f[d * V + ord[j]] < x.first_f[d * V + ord[j - 1]]; j--) {
+                        int t = ord[j];
+                        ord[j] = ord[j - 1], ord[j - 1] = t;
+                    }
+                for (int i = 0; i < no; i++)
+                    for (int u = uo[ord[i]]; u < uo[ord[i] + 1]; u++)
+                        G += ug[u], gend[(size_t)d * (size_t)NU + (size_t)u] = G;
+                bz.e[d] = G;
+            }
+            bz.gend = gend;
+        }
+        {
+            /* the order again, with each rank's stream beside it */
+            pt_pipe_hook slowed = {dp_times_start, dp_busy_run, &bz};
+            double end;
+            if (pt_pipe_run_hooked(&p, f, b, NULL, p2p, &slowed, NULL, NULL, &r2) != 0) goto zero2_out;
+            end = r2.makespan;
+            for (int d = 0; d < PP; d++)
+                if (bz.e[d] > end) end = bz.e[d];
+            out = end > r.makespan ? end - r.makespan : 0.0;
+        }
+    zero2_out:
+        free(bz.e);
+        free(bz.left);
+        free(bz.fdone);
+        free(gend);
+    }
+    free(x.first_f);
+    return out;
 }
 
 static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
@@ -1323,9 +1519,9 @@ static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strateg
     double *buf = NULL, *f, *b, *a, *uf, *ub, *ug, *ua, *ur, out = HUGE_VAL;
     double ra = Pst > 0 ? k->gather / Pst : 0, rg = Pst > 0 ? k->grad / Pst : 0, rr = Pst > 0 ? k->scatter / Pst : 0;
     double era = Pexp > 0 ? k->e_gather / Pexp : 0, erg = Pexp > 0 ? k->e_grad / Pexp : 0;
-    double err = Pexp > 0 ? k->e_scatter / Pexp : 0, h = 2.0 - k->slow;
+    double err = Pexp > 0 ? k->e_scatter / Pexp : 0;
     int *uo = NULL;
-    dp_times x = {&p, NULL, NULL};
+    dp_times x = {&p, NULL, NULL, NULL};
     pt_pipe_init(&p, st, M);
     V = p.V;
     NU = (int)m->layers + 2;
@@ -1375,10 +1571,10 @@ static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strateg
             int ns = 0;
             double e;
             for (int i = uo[vs]; i < uo[vs + 1] && ns < 256; i++) sg[ns++] = (dpseg){1, ug[i], uf[i], 0};
-            f2[vs] = f[vs] + dp_gather_op(sg, ns, h);
+            f2[vs] = f[vs] + dp_gather_op(sg, ns, k);
             ns = 0;
             for (int i = uo[vs + 1] - 1; i >= uo[vs] && ns < 256; i--) sg[ns++] = (dpseg){1, ug[i], 0.5 * ub[i], ur[i]};
-            e = dp_gather_op(sg, ns, h);
+            e = dp_gather_op(sg, ns, k);
             for (int i = 0; i < ns; i++) sg[i].g = 0;
             b2[vs] = b[vs] + e + dp_drain(sg, ns);
         }
@@ -1398,59 +1594,7 @@ static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strateg
         free(b2);
         goto out;
     }
-    {
-        /* ZeRO 0-2: per rank, the gathers at the step's start against the
-         * virtual stages' first forwards, the reductions against their last
-         * gradient passes and the step's end */
-        pt_pipe_replay r = {0, 0, NULL};
-        int64_t Mr = M <= 2 * (int64_t)PP ? M : 2 * (int64_t)PP; /* the ends repeat from there on */
-        double fill = 0, drain = 0;
-        for (int64_t i = 0; i < (int64_t)PP * V; i++) x.first_f[i] = x.last_g[i] = -1.0;
-        p.M = Mr;
-        {
-            pt_pipe_hook watch = {dp_times_start, dp_times_run, &x};
-            if (pt_pipe_run_hooked(&p, f, b, NULL, p2p, &watch, NULL, NULL, &r) != 0) goto out;
-        }
-        for (int d = 0; d < PP; d++) {
-            int ord[64], no = 0;
-            double G = 0, A = 0, B = 0, best = 0, t_last = -1;
-            for (int vs = 0; vs < V && no < 64; vs++)
-                if (x.first_f[d * V + vs] >= 0) ord[no++] = vs;
-            /* gathers in the order of first use */
-            for (int i = 1; i < no; i++)
-                for (int j = i; j > 0 && x.first_f[d * V + ord[j]] < x.first_f[d * V + ord[j - 1]]; j--) {
-                    int t = ord[j];
-                    ord[j] = ord[j - 1], ord[j - 1] = t;
-                }
-            for (int i = 0; i < no; i++) {
-                double s = x.first_f[d * V + ord[i]];
-                for (int u = uo[ord[i]]; u < uo[ord[i] + 1]; u++) {
-                    G += ug[u];
-                    if (G - s > fill) fill = G - s;
-                    s += uf[u];
-                }
-            }
-            /* reductions, the last released last: from the end backwards */
-            for (int i = 1; i < no; i++)
-                for (int j = i; j > 0 && x.last_g[d * V + ord[j]] < x.last_g[d * V + ord[j - 1]]; j--) {
-                    int t = ord[j];
-                    ord[j] = ord[j - 1], ord[j - 1] = t;
-                }
-            for (int i = no - 1; i >= 0; i--) {
-                double t = x.last_g[d * V + ord[i]];
-                if (t_last < 0) t_last = t, B = 0;
-                else B = t_last - t; /* compute after this stage's last pass */
-                /* its buckets, the embedding side released last */
-                for (int u = uo[ord[i]]; u < uo[ord[i] + 1]; u++) {
-                    A += ua[u];
-                    if (A - B > best) best = A - B;
-                    B += 0.5 * ub[u];
-                }
-            }
-            if (t_last >= 0 && best - (r.makespan - t_last) > drain) drain = best - (r.makespan - t_last);
-        }
-        out = fill + drain;
-    }
+    out = dp_zero2_replay(&p, f, b, uo, ub, ug, ua, k, p2p);
 out:
     free(lo);
     free(uo);
@@ -1471,6 +1615,12 @@ out:
  *    split schedule's last weight-gradient reduce-scatters. */
 typedef struct dp_part {
     double drain, fill, e, pace, w;
+    double over;     /* ZeRO 0-2: collectives beside the stage's compute on the
+                        pipeline's fill or drain chain (its first forwards,
+                        its last chunk's last gradient pass)              */
+    double over_par; /* ... beside other micro-batches' compute (an
+                        interleaved rank's earlier chunks), which every
+                        rank runs at about the same time                  */
 } dp_part;
 
 static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp,
@@ -1479,7 +1629,7 @@ static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst
     dpseg sg[2 * DP_MAX_CHUNKS + 2];
     int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
     int il = st->schedule == PT_SCHED_INTERLEAVED, v = il ? st->vpp : 1, first = s->first, last = s->last, ns;
-    double h = 2.0 - k->slow, half = split ? 0.5 : 1.0;
+    double half = split ? 0.5 : 1.0;
     double rg = Pst > 0 ? k->grad / Pst : 0, ra = Pst > 0 ? k->gather / Pst : 0, rr = Pst > 0 ? k->scatter / Pst : 0;
     double erg = Pexp > 0 ? k->e_grad / Pexp : 0, era = Pexp > 0 ? k->e_gather / Pexp : 0;
     double err = Pexp > 0 ? k->e_scatter / Pexp : 0;
@@ -1505,7 +1655,15 @@ static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst
             if (il && i < v - 1) sg[ns++] = (dpseg){1, 0, gap_b * (double)n1 * b * half, 0};
         }
         sg[ns++] = (dpseg){E.n, 0, s->emb_b * half, rg * Pemb};
-        o->drain = dp_drain(sg, ns) - s->slack;
+        {
+            /* the chain: from the last chunk's buckets on (all of them
+             * without interleaving) */
+            int64_t cut = 0, at;
+            for (int i = 0; i < ns - 2; i++) cut += sg[i].n;
+            o->drain = dp_drain_at(sg, ns, &at) - s->slack;
+            if (o->drain <= 0) at = -1; /* the stage's slack takes the stream's tail */
+            dp_beside_split(sg, ns, il ? cut : 0, at < 0 ? dpseg_count(sg, ns) : at + 1, &o->over_par, &o->over);
+        }
         if (first && k->gather + k->e_gather > 0) {
             /* the parameters in the order the first rank first uses
              * them: an interleaved chunk's first forward comes after
@@ -1518,7 +1676,11 @@ static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst
                 if (i < v - 1) sg[ns++] = (dpseg){1, 0, gap, 0};
             }
             sg[ns++] = H;
-            o->fill = dp_fill(sg, ns);
+            {
+                int64_t at;
+                o->fill = dp_fill_at(sg, ns, &at);
+                o->over += dp_fill_beside(sg, ns, at);
+            }
         }
     } else {
         double e = 0, ew = 0;
@@ -1529,17 +1691,17 @@ static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst
             sg[0] = E, sg[0].n = fe;
             sg[1] = L, sg[1].n = nc;
             sg[2] = H, sg[2].n = fh;
-            e += dp_gather_op(sg, 3, h);
+            e += dp_gather_op(sg, 3, k);
             /* backward: the other way, reduce-scatters after */
             sg[0] = H, sg[0].n = fh, sg[0].c = s->head_b * half, sg[0].r = rr * Phead;
             sg[1] = L, sg[1].n = nc, sg[1].c = b * half, sg[1].r = rr * P + err * Pe;
             sg[2] = E, sg[2].n = fe, sg[2].c = s->emb_b * half, sg[2].r = rr * Pemb;
             if (split) {
-                e += dp_gather_op(sg, 3, h);
+                e += dp_gather_op(sg, 3, k);
                 for (int j = 0; j < 3; j++) sg[j].g = 0;
                 ew += dp_drain(sg, 3); /* off the critical path in the fill and drain */
             } else {
-                e += dp_backward_op(sg, 3, h);
+                e += dp_backward_op(sg, 3, k);
             }
         }
         /* the stage's pace: its compute and what its collectives expose,
@@ -1556,10 +1718,54 @@ static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst
     }
 }
 
-double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
-                           const pt_cost_dp_stage *s, int ns)
+/* ZeRO 0-2 with a pipeline (pt_cost_dp_stages_s): the virtual stages and
+ * their buckets from one entry per stage (s[d] for rank d; an interleaved
+ * rank's layers in st->vpp chunks, the last taking the remainder), then
+ * dp_zero2_replay. */
+static double dp_stages_replay(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
+                               const pt_cost_dp_stage *s, int ns, double p2p)
 {
-    double best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0;
+    pt_pipe p;
+    int V, PP = st->pp, NU = 2, *uo = NULL;
+    double *buf = NULL, out = HUGE_VAL;
+    double ra = Pst > 0 ? k->gather / Pst : 0, rg = Pst > 0 ? k->grad / Pst : 0;
+    double era = Pexp > 0 ? k->e_gather / Pexp : 0, erg = Pexp > 0 ? k->e_grad / Pexp : 0;
+    pt_pipe_init(&p, st, mb);
+    V = p.V;
+    assert(ns == PP && !pt_pipe_replayed(st));
+    for (int d = 0; d < ns; d++) NU += (int)(s[d].layers > 0 ? s[d].layers : 1);
+    uo = malloc((size_t)(V + 1) * sizeof *uo);
+    buf = malloc((size_t)(2 * V + 4 * NU) * sizeof *buf);
+    if (uo && buf) {
+        double *f = buf, *b = f + V, *uf = b + V, *ub = uf + NU, *ug = ub + NU, *ua = ug + NU;
+        int v = V / PP;
+        for (int vs = 0, j = 0; vs < V; vs++) {
+            const pt_cost_dp_stage *e = &s[pt_pipe_dev(&p, 0, vs)];
+            int c = vs / PP;
+            int64_t ni = e->layers < 1 ? 1 : e->layers, n1 = ni / v > 0 ? ni / v : 1;
+            int64_t n = c < v - 1 ? n1 : ni - n1 * (v - 1);
+            uo[vs] = j;
+            f[vs] = b[vs] = 0;
+            if (vs == 0)
+                uf[j] = e->emb_f, ub[j] = e->emb_b, ug[j] = ra * e->Pemb, ua[j] = rg * e->Pemb, j++;
+            for (int64_t l = 0; l < n && j < NU; l++, j++)
+                uf[j] = e->f, ub[j] = e->b, ug[j] = ra * e->P + era * e->Pe, ua[j] = rg * e->P + erg * e->Pe;
+            if (vs == V - 1 && j < NU)
+                uf[j] = e->head_f, ub[j] = e->head_b, ug[j] = ra * e->Phead, ua[j] = rg * e->Phead, j++;
+            for (int u = uo[vs]; u < j; u++) f[vs] += uf[u], b[vs] += ub[u];
+            uo[vs + 1] = j;
+        }
+        out = dp_zero2_replay(&p, f, b, uo, ub, ug, ua, k, p2p);
+    }
+    free(uo);
+    free(buf);
+    return out;
+}
+
+static double dp_stages(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
+                        const pt_cost_dp_stage *s, int ns, int contend)
+{
+    double best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0, over = 0, par = 0;
     double vil = st->schedule == PT_SCHED_INTERLEAVED ? st->vpp : 1.0;
     assert(ns >= 1);
     for (int i = 0; i < ns; i++) {
@@ -1568,6 +1774,8 @@ double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Ps
         if (k->zero <= 2) {
             if (o.drain > best_g) best_g = o.drain;
             if (o.fill > fill) fill = o.fill;
+            over += s[i].count * o.over;
+            if (o.over_par > par) par = o.over_par;
         } else {
             if (o.pace > best_3) best_3 = o.pace;
             if (s[i].t > slowest) slowest = s[i].t;
@@ -1580,8 +1788,15 @@ double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Ps
      * already counts); the first micro-batch's forward and the last one's
      * backward pass every stage once (the fill and the drain); the last
      * weight-gradient pass's reduce-scatters */
-    if (k->zero <= 2) return best_g + fill;
+    if (k->zero <= 2) return best_g + fill + (contend ? dp_contention(k, over + par) : 0.0);
     return ((double)mb - 1.0 / vil) * (best_3 - slowest) + chain / vil + best_w;
+}
+
+double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
+                           const pt_cost_dp_stage *s, int ns, double p2p)
+{
+    if (st->pp > 1 && k->zero <= 2) return dp_stages_replay(st, k, Pst, Pexp, mb, s, ns, p2p);
+    return dp_stages(st, k, Pst, Pexp, mb, s, ns, 1);
 }
 
 /* The data-parallel time a step exposes beyond its compute: each stage
@@ -1600,6 +1815,11 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
     int zbv = st->pp > 1 && st->schedule == PT_SCHED_ZBV, dual = st->pp > 1 && st->schedule == PT_SCHED_DUALPIPE;
     int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
     int nsc = 0;
+    /* ZeRO 0-2 with a pipeline: how the collectives' slowdowns of each
+     * rank's compute add up along the order has no closed form (they pass
+     * down the drain chain one rank after another, or happen on every rank
+     * at once): replayed (dp_stages_replay) */
+    int replay = st->pp > 1 && st->zero <= 2;
     double vil = st->schedule == PT_SCHED_INTERLEAVED ? st->vpp : 1.0;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
@@ -1633,7 +1853,17 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
         s->slack = split ? 0.0 : which == 1 ? fill_b / vil : which == 2 ? sbw[0] / vil : 0.0;
         s->count = which == 2 ? st->pp - 2.0 : which == 1 && st->pp == 1 ? 0.0 : 1.0;
     }
-    return pt_cost_dp_stages_s(st, &k, Pst, Pexp, mb, sc, nsc);
+    if (replay) {
+        /* one entry per stage: the first, the middle ones, the last */
+        double e;
+        pt_cost_dp_stage *one = malloc((size_t)st->pp * sizeof *one);
+        if (!one) return HUGE_VAL;
+        for (int d = 0; d < st->pp; d++) one[d] = sc[d == 0 ? 0 : d == st->pp - 1 ? 1 : 2], one[d].count = 1.0;
+        e = pt_cost_dp_stages_s(st, &k, Pst, Pexp, mb, one, st->pp, p2p);
+        free(one);
+        return e;
+    }
+    return dp_stages(st, &k, Pst, Pexp, mb, sc, nsc, 1);
 }
 
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,

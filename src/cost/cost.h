@@ -100,10 +100,14 @@ typedef struct pt_cost_dp {
     double scatter;        /* zero 3: gradients per micro-batch              */
     double e_grad, e_gather, e_scatter; /* the same for the routed experts
                               over their expert data-parallel group         */
-    double slow;           /* DeepSpeed ZeRO-3: while a collective and compute
-                              overlap both run 1/slow as fast (1 + 0.4: of
-                              two equal overlapping spans only 60% hides,
+    double slow;           /* a collective overlapping compute runs 1/slow
+                              as fast: DeepSpeed ZeRO-3 1.4 (of two equal
+                              overlapping spans only 60% hides,
                               DEEPSPEED_ZERO3_OVERLAP); 1 otherwise          */
+    double slow_c;         /* compute overlapping a collective runs 1/slow_c
+                              as fast: 1.189 (NCCL's blocks take SMs and
+                              memory bandwidth, OVERLAP_COMPUTE_SLOWDOWN);
+                              DeepSpeed ZeRO-3 1.4                          */
 } pt_cost_dp;
 void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy *st, double P, double Pe,
                       pt_cost_dp *out);
@@ -156,7 +160,7 @@ typedef struct pt_cost_dp_stage {
  *    plus each stage's exposure once (count times) for the fill and drain.
  * Not for zb-v and dualpipe, whose order cost.c replays instead. */
 double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
-                           const pt_cost_dp_stage *s, int ns);
+                           const pt_cost_dp_stage *s, int ns, double p2p);
 
 /* The allowance for context, workspaces and fragmentation given the rest. */
 int64_t pt_cost_other_bytes(double rest);

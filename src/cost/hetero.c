@@ -404,7 +404,7 @@ static double dp_tail(const hctx *h, const pt_split *sp, const pt_hetero *out, c
     }
     pt_cost_dp_colls(h->c, h->job, st, Pst, 0.0, &k);
     if (k.grad + k.gather + k.scatter <= 0) return 0.0;
-    return pt_cost_dp_stages_s(st, &k, Pst, 0.0, pt_hetero_mb(st, sp, out->crit), sg, S);
+    return pt_cost_dp_stages_s(st, &k, Pst, 0.0, pt_hetero_mb(st, sp, out->crit), sg, S, out->p2p_s);
 }
 
 pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,

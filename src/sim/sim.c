@@ -117,8 +117,9 @@ static int record(void *ctx, int d, const pt_pipe_op *o, double t0, double t1, d
 /* ---- data-parallel collectives ---------------------------------------------
  * Each rank has a FIFO stream of collectives beside its compute.  A
  * collective runs from max(its issue, the previous one's end) for its
- * seconds; under DeepSpeed ZeRO-3 (k.slow > 1) a collective and the compute
- * that overlap it both run 1/slow as fast.  The compute side is driven by
+ * seconds; while it overlaps compute the compute runs 1/k.slow_c as fast
+ * (its SMs and memory bandwidth shared) and, under DeepSpeed ZeRO-3, the
+ * collective 1/k.slow as fast (its measured 60% overlap).  The compute side is driven by
  * the pipeline replay (pt_pipe_hook): each operation runs its virtual
  * stage's buckets one by one, waiting for a bucket's parameter gather and
  * issuing its gradient reduction when the bucket's backward ends. */
@@ -176,11 +177,10 @@ static void finish(sim *s, int d)
     if (++q->head == q->n) q->head = q->n = 0;
 }
 
-/* Runs rank d's stream up to t, the compute busy meanwhile or not. */
-static void advance(sim *s, int d, double t, int busy)
+/* Runs rank d's stream up to t, the compute idle meanwhile. */
+static void advance(sim *s, int d, double t)
 {
     dpstream *q = &s->dps[d];
-    double slow = busy ? q->k.slow : 1.0;
     while (q->head < q->n && q->now < t) {
         coll *c = &q->q[q->head];
         if (c->issue > q->now) {
@@ -188,12 +188,12 @@ static void advance(sim *s, int d, double t, int busy)
             continue;
         }
         if (c->start < 0) c->start = q->now;
-        if (q->now + c->left * slow <= t) {
-            q->now += c->left * slow;
+        if (q->now + c->left <= t) {
+            q->now += c->left;
             c->left = 0;
             finish(s, d);
         } else {
-            c->left -= (t - q->now) / slow;
+            c->left -= t - q->now;
             q->now = t;
         }
     }
@@ -220,26 +220,22 @@ static double wait_for(sim *s, int d, int64_t k)
 }
 
 /* work seconds of compute on rank d from the stream's time on; returns the
- * end (the stream has run along). */
+ * end (the stream has run along, each overlapping stretch slowing both). */
 static double compute(sim *s, int d, double work)
 {
     dpstream *q = &s->dps[d];
-    double slow = q->k.slow;
-    if (slow == 1.0) {
-        advance(s, d, q->now + work, 1);
-        return q->now;
-    }
+    double sc = q->k.slow_c, sx = q->k.slow;
     while (work > 0) {
         if (q->head < q->n && q->q[q->head].issue <= q->now) { /* overlapping: both slowed */
             coll *c = &q->q[q->head];
             if (c->start < 0) c->start = q->now;
-            if (work < c->left) {
-                q->now += work * slow;
-                c->left -= work;
+            if (work * sc < c->left * sx) {
+                q->now += work * sc;
+                c->left -= work * sc / sx;
                 work = 0;
             } else {
-                q->now += c->left * slow;
-                work -= c->left;
+                q->now += c->left * sx;
+                work -= c->left * sx / sc;
                 c->left = 0;
                 finish(s, d);
             }
@@ -314,10 +310,14 @@ static double hook_run(void *ctx, int d, const pt_pipe_op *o, double ready, doub
     double tot = 0, k, t;
     int64_t pend = -1;
     if (o->kind == PT_OP_F) s->fdone[d * s->pipe.V + o->vs] = 1;
-    if (!g && !r && q->k.slow == 1.0) return t0 + dur;
+    if (!g && !r) { /* slowed only by what the stream still runs */
+        if (q->k.slow_c == 1.0 && q->k.slow == 1.0) return t0 + dur;
+        advance(s, d, t0);
+        if (q->head == q->n) return t0 + dur;
+    }
     for (int j = a; j < z; j++) tot += back ? s->units[j].b : s->units[j].f;
     k = tot > 0 ? dur / tot : 0.0;
-    advance(s, d, ready, 0);
+    advance(s, d, ready);
     if (g && zero3) pend = issue(s, d, ready, gather_s(q, &s->units[back ? z - 1 : a]), PT_OP_ALLGATHER, o->mb, o->vs,
                                  back ? z - 1 : a, 0);
     t = ready;
@@ -330,7 +330,7 @@ static double hook_run(void *ctx, int d, const pt_pipe_op *o, double ready, doub
             if (e > t) t = e;
         }
         if (j == 0 && t0 > t) t = t0;
-        advance(s, d, t, 0);
+        advance(s, d, t);
         if (g && zero3 && j + 1 < n) {
             int nu = back ? u - 1 : u + 1;
             pend = issue(s, d, t, gather_s(q, &s->units[nu]), PT_OP_ALLGATHER, o->mb, o->vs, nu, 0);

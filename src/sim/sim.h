@@ -26,8 +26,10 @@
  *    waits for the gather;
  *  - a MoE model's experts over their expert data-parallel group, the same
  *    way, on the same stream;
- *  - DeepSpeed ZeRO-3: while a collective and compute overlap both run
- *    1/pt_cost_dp.slow as fast (its measured 60% overlap, cost.c).
+ *  - while a collective overlaps compute, the compute runs
+ *    1/pt_cost_dp.slow_c as fast (18.9% slower: NCCL's blocks share the SMs,
+ *    cost.c's OVERLAP_COMPUTE_SLOWDOWN) and, under DeepSpeed ZeRO-3, the
+ *    collective 1/pt_cost_dp.slow as fast (its measured 60% overlap).
  * Durations are shares of the analytic model's collectives for the rank
  * (pt_cost_dp_colls, by parameters), so the two models differ in order and
  * overlap, not bandwidth.  The pipeline part ends when the compute, the sends

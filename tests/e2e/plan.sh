@@ -107,13 +107,13 @@ done
 # --engine any searches every engine and names each plan's; it can only be
 # faster than Megatron alone; each plan keeps its engine's rules
 g="gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048"
-$P plan $g --json --top 20 --engine any >"$tmp/any.json" 2>"$tmp/err" || bad "--engine any: $(cat "$tmp/err")"
+$P plan $g --json --top 40 --engine any >"$tmp/any.json" 2>"$tmp/err" || bad "--engine any: $(cat "$tmp/err")"
 $P plan $g --json --top 1 >"$tmp/meg.json" 2>"$tmp/err" || bad "plan $g: $(cat "$tmp/err")"
 python3 - "$tmp/any.json" "$tmp/meg.json" <<'PY' || bad "--engine any: plans or engines wrong"
 import json, sys
 a = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
 assert a["engine"] == "any", a["engine"]
-assert len(a["plans"]) == 20
+assert len(a["plans"]) == 40
 assert a["plans"][0]["tokens_per_s"] >= m["plans"][0]["tokens_per_s"]
 seen = set()
 for p in a["plans"]:
@@ -131,7 +131,7 @@ assert "torchtitan" in seen, seen
 PY
 $P plan $g --engine any --top 3 >"$tmp/any.txt" 2>"$tmp/err" || bad "--engine any table: $(cat "$tmp/err")"
 grep -q "any engine" "$tmp/any.txt" || bad "--engine any: the header does not say so"
-grep -q "^ 1  tp=.*  torchtitan  compute" "$tmp/any.txt" || bad "--engine any: no engine column: $(cat "$tmp/any.txt")"
+grep -Eq "^ 1  tp=.*  (megatron|torchtitan|deepspeed) +compute" "$tmp/any.txt" || bad "--engine any: no engine column: $(cat "$tmp/any.txt")"
 # the old spelling fsdp is torchtitan
 $P plan llama3-8b --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 --engine fsdp --json --top 3 \
     >"$tmp/f.json" 2>"$tmp/err" || bad "--engine fsdp: $(cat "$tmp/err")"
@@ -201,14 +201,15 @@ $P plan llama3-8b --cluster dgx-h100 >/dev/null 2>"$tmp/err"
 # parallel collectives of a plan with dp*cp > 1 (replayed bucket by bucket,
 # priced by formula); a plan with neither adds the same sums in both models
 # (analytic == simulated to the bit) and is reported as the analytic model's.
-# gpt3-175b --engine any ranks pp=1 ZeRO-3 plans first: their overlap is
-# checked now.
+# gpt3-175b --engine any, and its pp=1 plans (ZeRO-3 over 128 ranks: their
+# gathers' overlap and the compute it slows are replayed event by event).
+for fix in "" "--fix pp=1"; do
 $P plan gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048 \
-    --engine any --top 8 --verify --json >"$tmp/any.json" 2>"$tmp/err" || bad "plan --engine any --verify: $(cat "$tmp/err")"
-python3 - "$tmp/any.json" <<'PY' || bad "step_time_source does not say which model checked each plan"
+    --engine any --top 8 --verify --json $fix >"$tmp/any.json" 2>"$tmp/err" || bad "plan --engine any --verify $fix: $(cat "$tmp/err")"
+python3 - "$tmp/any.json" <<'PY' || bad "step_time_source does not say which model checked each plan ($fix)"
 import json, sys
 plans = json.load(open(sys.argv[1]))["plans"]
-assert any(p["strategy"]["pp"] == 1 and p["step_time_source"] == "simulated" for p in plans)
+assert len(plans) >= 3
 for p in plans:
     s = p["strategy"]
     checked = (s["pp"] > 1 and s["schedule"] not in ("zb-v", "dualpipe")) or s["dp"] * s["cp"] > 1
@@ -219,6 +220,7 @@ for p in plans:
         assert p["step_time_source"] == "analytic", p
         assert "simulated_step_time_s" not in p, p  # nothing was checked: no number claims it
 PY
+done
 # every published Megatron run whose strategy the model says fits: the best
 # plan is no slower than the published strategy (a run predicted not to fit is
 # outside the search's space)
