@@ -12,7 +12,8 @@
  *    else bf16; fused attention where the notes name it and on every Hopper
  *    or newer device (Megatron runs of 2021-22 on A100 predate it); the
  *    engine is FSDP for llm-foundry, torchtitan and NeMo AutoModel,
- *    DeepSpeed where the notes name ZeRO (Narayanan Table 2's ZeRO-3 rows),
+ *    DeepSpeed where the notes name ZeRO, so capitalised (Narayanan Table
+ *    2's ZeRO-3 rows; "zero_stage" is the column's name, not an engine),
  *    else Megatron-LM (NeMo and NVIDIA's MLPerf runs included);
  *  - device and nodes from the gpu column by the "training_runs" table of
  *    data/gpus.json (src/hw/gpus.h): DGX-style nodes of 8 (NVLink 300 GB/s,
@@ -607,14 +608,16 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * Megatron's 2021-22 A100 runs predate it */
     job.flash_attention = pt_str_has_ci(notes, "flashattention") || pt_str_has_ci(notes, "flash attention") ||
                           c.dev.tflops_fp8 > 0;
-    /* the engine: DeepSpeed where the notes name ZeRO (Narayanan Table 2),
-     * PyTorch FSDP for llm-foundry, torchtitan and NeMo AutoModel (FSDP2),
-     * else Megatron-LM (Megatron-Core, NeMo, MLPerf's NeMo) */
-    job.engine = mosaic ? PT_ENGINE_FSDP
-                 : pt_str_has_ci(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
-                 : pt_str_has_ci(f[C_SOURCE], "torchtitan") || pt_str_has_ci(f[C_SOURCE], "Automodel")
+    /* the engine: PyTorch FSDP for llm-foundry, torchtitan and NeMo
+     * AutoModel (FSDP2) by their source; DeepSpeed where the notes name
+     * ZeRO as DeepSpeed spells it ("scheme=ZeRO-3", Narayanan Table 2) --
+     * not the column name zero_stage, which notes quote for any engine
+     * ("zero_stage 3 = FSDP2", "zero_stage=1 inferred"); else Megatron-LM
+     * (Megatron-Core, NeMo, MLPerf's NeMo) */
+    job.engine = mosaic || pt_str_has_ci(f[C_SOURCE], "torchtitan") || pt_str_has_ci(f[C_SOURCE], "Automodel")
                      ? PT_ENGINE_FSDP
-                     : PT_ENGINE_MEGATRON;
+                 : strstr(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
+                                         : PT_ENGINE_MEGATRON;
     /* AutoModel's benchmarks route with a "fake balanced MoE gate", the
      * moe_recipes with Megatron-Core's --moe-router-force-load-balancing
      * ("router force load balancing"): every expert gets its even share */
