@@ -32,9 +32,11 @@
  *    "shared expert 3072", "moe_layer_freq ([0]*3+..."); the tokenizer's
  *    model ("tokenizer unsloth/DeepSeek-V3") as the family of a model the
  *    catalog lacks; balanced routing ("fake balanced", "router force load
- *    balancing"); a row with no parallel sizes at all is priced at the
- *    search's best strategy for it (pt_search_engine), recompute and cp as
- *    the row gives them (and tp, pp where the notes give them).
+ *    balancing"), AutoModel's fake balanced gate sending a token to topk
+ *    neighbouring experts (pt_job.moe_contiguous_routing); a row with no
+ *    parallel sizes at all is priced at the search's best strategy for it
+ *    (pt_search_engine), recompute and cp as the row gives them (and tp,
+ *    pp where the notes give them).
  * Metrics: iter_time_s; tflops_per_gpu (with Narayanan's 96*B*s*l*h^2 FLOP
  * count for that paper's rows -- its eq. 3, used for every number it reports --
  * else model FLOPs);
@@ -623,6 +625,10 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * ("router force load balancing"): every expert gets its even share */
     if (pt_str_has_ci(notes, "fake balanced") || pt_str_has_ci(notes, "force load balancing"))
         job.moe_imbalance = 1.0;
+    /* AutoModel's FakeBalancedGate routes token i to experts ik .. ik+k-1
+     * (mod E), neighbours on one or two ranks; Megatron-Core's forced
+     * balancing draws random logits, so its experts are spread uniformly */
+    job.moe_contiguous_routing = pt_str_has_ci(notes, "fake balanced");
     /* the moe_recipes' "EP overlap": Megatron-Core's
      * --overlap-moe-expert-parallel-comm */
     job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;

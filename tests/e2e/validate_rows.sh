@@ -31,7 +31,10 @@
 #   DeepSpeed's ZeRO: "TP comm overlap; zero_stage=1 inferred" is still a
 #   Megatron run with its overlap, an AutoModel row that says "zero_stage 3 =
 #   FSDP2" still FSDP (priced as the same row without the words), and
-#   "scheme=ZeRO-3" DeepSpeed (flat rings, slower).
+#   "scheme=ZeRO-3" DeepSpeed (flat rings, slower);
+# - "fake balanced" (NeMo AutoModel's FakeBalancedGate: a token's experts are
+#   topk neighbours) with DeepEP sends a token to fewer ranks than the force
+#   balanced gate's random experts (faster).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -66,6 +69,7 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "NVIDIA-NeMo/Automodel,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16"
     echo "NVIDIA-NeMo/Automodel,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16; zero_stage 3 = FSDP2"
     echo "t,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16; scheme=ZeRO-3"
+    echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: DeepEP; mock data, fake balanced MoE gate\""
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -126,6 +130,8 @@ if not priced(26) or not priced(27) or rows[27]["predicted"] != rows[26]["predic
     bad.append("AutoModel's 'zero_stage 3 = FSDP2' not priced as FSDP: %s against %s" % (rows[27], rows[26]))
 if not priced(28) or not rows[28]["predicted"] > rows[26]["predicted"]:
     bad.append("'scheme=ZeRO-3' not priced as DeepSpeed: %s against %s" % (rows[28], rows[26]))
+if not priced(29) or not rows[29]["predicted"] < rows[22]["predicted"]:
+    bad.append("fake balanced gate not read: %s against %s" % (rows[29], rows[22]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
