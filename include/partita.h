@@ -326,6 +326,12 @@ typedef struct pt_job {
     int moe_dedup_dispatch; /* 1: the dispatcher sends a token once per rank and
                               node it goes to (DeepEP, Megatron-Core's HybridEP);
                               0: once per expert (the all-to-all dispatcher) */
+    int moe_contiguous_routing; /* 1: token i's experts are ik .. ik+topk-1 mod E,
+                              topk neighbours on one or two ranks (NeMo
+                              AutoModel's FakeBalancedGate); 0: each token's
+                              experts independent and uniform (a trained
+                              router; Megatron-Core's force-balanced random
+                              logits) -- what a deduplicating dispatcher sends */
 } pt_job;
 
 /* Default load of the busiest device's experts over the even share, for

@@ -436,6 +436,52 @@ static void test_moe_dedup_dispatch(void **state)
     th_near_rel(k1.time.ep_comm / k0.time.ep_comm, 1.0 - P, 1e-2, "DeepEP sends a token once per rank");
 }
 
+/* NeMo AutoModel's fake balanced gate sends token i to experts ik ..
+ * ik+k-1 (mod E): neighbours, not k experts drawn at random.
+ * qwen3-30b-a3b (128 experts, top-8) at ep=8 in one DGX H100 node: the
+ * starts are multiples of 8 and a rank holds 16 experts, so every token
+ * goes to exactly one rank, another than its own for 7 of the 8 ranks:
+ * 7/8 copies where uniform routing makes 7(1-P) = 4.65 (P as above), the
+ * all-to-all 1/(8(1-P)) = 0.188 as long (8 sequences a micro-batch, so
+ * that the all-to-all's latency, 7/8 x 2 us, stays under 1%).  kimi-k2 (384 experts) at ep=32
+ * over 4 nodes, the network made fast enough that NVLink sets the time: a
+ * rank holds 12 experts, starts 0, 8, 16 mod 24 put 8 neighbours on 1, 2
+ * and 1 ranks, 4/3 on average, (4/3)(31/32) copies against uniform
+ * routing's 31(1 - Q), Q = prod_{i<8} (372-i)/(384-i). */
+static void test_moe_contiguous_routing(void **state)
+{
+    pt_model m = th_model("qwen3-30b-a3b"), kimi = th_model("kimi-k2");
+    pt_cluster c = th_cluster("dgx-h100", 8), c4 = th_cluster("dgx-h100", 32);
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st;
+    pt_cost k0, k1;
+    double P = 1.0, Q = 1.0;
+    (void)state;
+    for (int i = 0; i < 8; i++) P *= (112.0 - i) / (128.0 - i), Q *= (372.0 - i) / (384.0 - i);
+    j.moe_imbalance = 1.0;
+    j.moe_dedup_dispatch = 1;
+    st = th_strategy("tp=1 pp=1 dp=8 ep=8 mbs=8 zero=1", &m, &c, &j);
+    pt_cost_eval(&m, &c, &j, &st, &k0);
+    j.moe_contiguous_routing = 1;
+    pt_cost_eval(&m, &c, &j, &st, &k1);
+    th_near_rel(k1.time.ep_comm / k0.time.ep_comm, 1.0 / (8.0 * (1.0 - P)), 1e-2,
+                "fake balanced gate: one rank a token");
+    c4.level[1].bw_GBps = 1e6; /* the network out of the way: NVLink's copies set the time */
+    j.moe_contiguous_routing = 0;
+    st = th_strategy("tp=1 pp=1 dp=32 ep=32 mbs=8 gbs=256 zero=1 recompute=full", &kimi, &c4, &j);
+    pt_cost_eval(&kimi, &c4, &j, &st, &k0);
+    j.moe_contiguous_routing = 1;
+    pt_cost_eval(&kimi, &c4, &j, &st, &k1);
+    th_near_rel(k1.time.ep_comm / k0.time.ep_comm, (4.0 / 3.0) * (31.0 / 32.0) / (31.0 * (1.0 - Q)), 1e-2,
+                "fake balanced gate: 4/3 ranks a token when 8 neighbours straddle 12-expert ranks");
+    /* the per-expert dispatcher sends k copies whatever the routing */
+    j.moe_dedup_dispatch = 0;
+    pt_cost_eval(&kimi, &c4, &j, &st, &k1);
+    j.moe_contiguous_routing = 0;
+    pt_cost_eval(&kimi, &c4, &j, &st, &k0);
+    assert_true(k1.time.ep_comm == k0.time.ep_comm);
+}
+
 /* Megatron's --tp-comm-overlap: the tensor-parallel collectives run in tp
  * chunks under the GEMMs; the first chunk stays exposed.  llama3-70b at
  * tp=8 in one DGX H100 (GEMMs far longer than the collectives): 1/8 of the
@@ -956,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_moe_rows_megatron),
         cmocka_unit_test(test_moe_a2a_overlap),
         cmocka_unit_test(test_moe_dedup_dispatch),
+        cmocka_unit_test(test_moe_contiguous_routing),
         cmocka_unit_test(test_tp_comm_overlap),
         cmocka_unit_test(test_model_flops_gpt3),
         cmocka_unit_test(test_hw_flops_full_recompute),

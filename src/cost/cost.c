@@ -98,7 +98,10 @@
  *    expert rank order etp-ep-edp-pp), priced over the cluster's levels
  *    ((n-1)/n * S / bw per level, coll.c) and charged to time.ep_comm on the
  *    critical path (DualPipe hides it behind the paired micro-batch's compute,
- *    DeepSeek-V3 report section 3.2.1).  Expert compute and all-to-all bytes
+ *    DeepSeek-V3 report section 3.2.1); a deduplicating dispatcher (DeepEP,
+ *    HybridEP) sends a token once per rank and node its experts are on,
+ *    which the routing decides (dedup_a2a, spread: uniform, or the topk
+ *    neighbouring experts of NeMo AutoModel's fake balanced gate).  Expert compute and all-to-all bytes
  *    are scaled by the busiest device's load, pt_cost_moe_load:
  *    PT_MOE_IMBALANCE_DEFAULT = 1.25 comes from Switch Transformer (Fedus et
  *    al. 2022, section 2.2 and Table 1): with its auxiliary load-balancing
@@ -229,32 +232,75 @@ static double miss_all(double E, double held, double topk)
     return p;
 }
 
+static int64_t gcd_i64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Expected distinct blocks of `per` consecutive experts (a rank's E/ep, a
+ * node's g E/ep; per divides E) that one token's topk experts fall in,
+ * under the routing pt_job.moe_contiguous_routing names:
+ *  - independent and uniform: (E/per)(1 - miss), miss the chance that all
+ *    k experts miss a given block;
+ *  - contiguous: token i to experts ik .. ik+k-1 mod E (NeMo AutoModel's
+ *    FakeBalancedGate, components/moe/layers.py: indices = arange(tokens *
+ *    k).view(-1, k) % E).  The starts ik mod E run over the multiples of
+ *    d = gcd(k, E) equally often, so a start's offset r in its block over
+ *    the multiples of d' = gcd(d, per) in [0, per); k neighbours from offset
+ *    r span floor((r + k - 1)/per) + 1 blocks -- q + 1 with q =
+ *    floor((k-1)/per), or q + 2 for the floor(rem/d') offsets r >= per - rem
+ *    (rem = (k-1) mod per) -- at most the E/per there are (a cyclic run). */
+static double spread(const pt_job *job, int64_t E, int64_t per, int64_t k)
+{
+    int64_t nb, d, q, rem, n2, n;
+    double lo, hi;
+    if (per < 1) per = 1;
+    nb = E / per;
+    if (!job->moe_contiguous_routing)
+        return (double)nb * (1.0 - miss_all((double)E, (double)per, (double)k));
+    d = gcd_i64(gcd_i64(k, E), per);
+    q = (k - 1) / per, rem = (k - 1) % per;
+    n = per / d, n2 = rem / d;
+    lo = (double)(q + 1 < nb ? q + 1 : nb);
+    hi = (double)(q + 2 < nb ? q + 2 : nb);
+    return ((double)(n - n2) * lo + (double)n2 * hi) / (double)n;
+}
+
 /* A deduplicating dispatcher's all-to-all (DeepEP, Liu et al. 2024 /
  * deepseek-ai/DeepEP; Megatron-Core's HybridEP): a token goes once to each
  * rank that holds one of its experts (not once per expert), and across
  * nodes once to each node (RDMA), the node forwarding it to its ranks over
  * NVLink.  With g ranks of the ep group per NVLink domain and N = ep/g
  * domains, per token of tok bytes: NVLink carries one copy per distinct
- * other rank, (ep-1)(1 - miss(E/ep)), the network one per distinct other
- * node, (N-1)(1 - miss(g E/ep)); the two run at once, the slower sets the
- * time.  Routing is taken as uniform (the row's force-balanced or fake
- * balanced gate). */
-static double dedup_a2a(const pt_model *m, const pt_cluster *c, const pt_strategy *st, double tok)
+ * rank other than the sender, R (ep-1)/ep with R the distinct ranks a token
+ * reaches (spread: (ep-1)(1 - miss(E/ep)) for uniform routing), the network
+ * one per distinct other node, Nd (N-1)/N; the two run at once, the slower
+ * sets the time.  Routing: uniform (a force-balanced gate's random logits)
+ * or contiguous (AutoModel's fake balanced gate: the topk neighbours sit on
+ * one or two ranks of one node, so a token leaves its node at most once). */
+static double dedup_a2a(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                        double tok)
 {
     int64_t ep = pt_strategy_group_size(st, PT_GROUP_EP), stride = pt_strategy_stride(st, PT_GROUP_EP);
-    int64_t g = c->level[0].size / stride, N;
-    double E = (double)m->experts, e = E / (double)ep, k = (double)m->topk, t_nv = 0, t_net = 0;
+    int64_t g = c->level[0].size / stride, N, E = m->experts, e;
+    double t_nv = 0, t_net = 0;
     if (ep <= 1) return 0.0;
     if (g < 1) g = 1;
     if (g > ep) g = ep;
     if (ep % g) g = 1; /* groups that do not tile the domains: every rank its own */
     N = ep / g;
+    e = E / ep;
     if (g > 1) {
-        double copies = (double)(ep - 1) * (1.0 - miss_all(E, e, k));
+        double copies = spread(job, E, e, m->topk) * (double)(ep - 1) / (double)ep;
         t_nv = pt_coll_time(c, PT_ALLTOALL, bytes_i64(tok * copies * (double)g / (double)(g - 1)), g, stride);
     }
     if (N > 1) {
-        double copies = (double)(N - 1) * (1.0 - miss_all(E, e * (double)g, k));
+        double copies = spread(job, E, e * g, m->topk) * (double)(N - 1) / (double)N;
         t_net = pt_coll_time(c, PT_ALLTOALL, bytes_i64(tok * copies * (double)N / (double)(N - 1)), N,
                              stride * g);
     }
@@ -307,7 +353,7 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
         double bytes = Te * k * hd * 2.0 * lf; /* bf16 activations each way */
         double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_EP),
                                   pt_strategy_stride(st, PT_GROUP_EP));
-        if (job->moe_dedup_dispatch) a2a = dedup_a2a(m, c, st, Te * hd * 2.0 * lf);
+        if (job->moe_dedup_dispatch) a2a = dedup_a2a(m, c, job, st, Te * hd * 2.0 * lf);
         double gat = st->etp > 1 ? pt_coll_time(c, PT_ALLGATHER, bytes_i64(bytes * st->etp),
                                                 pt_strategy_group_size(st, PT_GROUP_ETP),
                                                 pt_strategy_stride(st, PT_GROUP_ETP))

@@ -12,7 +12,8 @@
  *    else bf16; fused attention where the notes name it and on every Hopper
  *    or newer device (Megatron runs of 2021-22 on A100 predate it); the
  *    engine is FSDP for llm-foundry, torchtitan and NeMo AutoModel,
- *    DeepSpeed where the notes name ZeRO (Narayanan Table 2's ZeRO-3 rows),
+ *    DeepSpeed where the notes name ZeRO, so capitalised (Narayanan Table
+ *    2's ZeRO-3 rows; "zero_stage" is the column's name, not an engine),
  *    else Megatron-LM (NeMo and NVIDIA's MLPerf runs included);
  *  - device and nodes from the gpu column by the "training_runs" table of
  *    data/gpus.json (src/hw/gpus.h): DGX-style nodes of 8 (NVLink 300 GB/s,
@@ -31,9 +32,11 @@
  *    "shared expert 3072", "moe_layer_freq ([0]*3+..."); the tokenizer's
  *    model ("tokenizer unsloth/DeepSeek-V3") as the family of a model the
  *    catalog lacks; balanced routing ("fake balanced", "router force load
- *    balancing"); a row with no parallel sizes at all is priced at the
- *    search's best strategy for it (pt_search_engine), recompute and cp as
- *    the row gives them (and tp, pp where the notes give them).
+ *    balancing"), AutoModel's fake balanced gate sending a token to topk
+ *    neighbouring experts (pt_job.moe_contiguous_routing); a row with no
+ *    parallel sizes at all is priced at the search's best strategy for it
+ *    (pt_search_engine), recompute and cp as the row gives them (and tp,
+ *    pp where the notes give them).
  * Metrics: iter_time_s; tflops_per_gpu (with Narayanan's 96*B*s*l*h^2 FLOP
  * count for that paper's rows -- its eq. 3, used for every number it reports --
  * else model FLOPs);
@@ -607,19 +610,25 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * Megatron's 2021-22 A100 runs predate it */
     job.flash_attention = pt_str_has_ci(notes, "flashattention") || pt_str_has_ci(notes, "flash attention") ||
                           c.dev.tflops_fp8 > 0;
-    /* the engine: DeepSpeed where the notes name ZeRO (Narayanan Table 2),
-     * PyTorch FSDP for llm-foundry, torchtitan and NeMo AutoModel (FSDP2),
-     * else Megatron-LM (Megatron-Core, NeMo, MLPerf's NeMo) */
-    job.engine = mosaic ? PT_ENGINE_FSDP
-                 : pt_str_has_ci(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
-                 : pt_str_has_ci(f[C_SOURCE], "torchtitan") || pt_str_has_ci(f[C_SOURCE], "Automodel")
+    /* the engine: PyTorch FSDP for llm-foundry, torchtitan and NeMo
+     * AutoModel (FSDP2) by their source; DeepSpeed where the notes name
+     * ZeRO as DeepSpeed spells it ("scheme=ZeRO-3", Narayanan Table 2) --
+     * not the column name zero_stage, which notes quote for any engine
+     * ("zero_stage 3 = FSDP2", "zero_stage=1 inferred"); else Megatron-LM
+     * (Megatron-Core, NeMo, MLPerf's NeMo) */
+    job.engine = mosaic || pt_str_has_ci(f[C_SOURCE], "torchtitan") || pt_str_has_ci(f[C_SOURCE], "Automodel")
                      ? PT_ENGINE_FSDP
-                     : PT_ENGINE_MEGATRON;
+                 : strstr(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
+                                         : PT_ENGINE_MEGATRON;
     /* AutoModel's benchmarks route with a "fake balanced MoE gate", the
      * moe_recipes with Megatron-Core's --moe-router-force-load-balancing
      * ("router force load balancing"): every expert gets its even share */
     if (pt_str_has_ci(notes, "fake balanced") || pt_str_has_ci(notes, "force load balancing"))
         job.moe_imbalance = 1.0;
+    /* AutoModel's FakeBalancedGate routes token i to experts ik .. ik+k-1
+     * (mod E), neighbours on one or two ranks; Megatron-Core's forced
+     * balancing draws random logits, so its experts are spread uniformly */
+    job.moe_contiguous_routing = pt_str_has_ci(notes, "fake balanced");
     /* the moe_recipes' "EP overlap": Megatron-Core's
      * --overlap-moe-expert-parallel-comm */
     job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;

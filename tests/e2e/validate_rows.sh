@@ -26,7 +26,15 @@
 #   the default 1.25 imbalance), "EP overlap" the expert all-to-all under
 #   compute (faster again), and "DeepEP" a token sent once per rank and node
 #   (faster than once per expert); "TP comm overlap" the tensor-parallel
-#   collectives under the GEMMs (faster).
+#   collectives under the GEMMs (faster);
+# - the engine: "zero_stage" in the notes is the column's name, not
+#   DeepSpeed's ZeRO: "TP comm overlap; zero_stage=1 inferred" is still a
+#   Megatron run with its overlap, an AutoModel row that says "zero_stage 3 =
+#   FSDP2" still FSDP (priced as the same row without the words), and
+#   "scheme=ZeRO-3" DeepSpeed (flat rings, slower);
+# - "fake balanced" (NeMo AutoModel's FakeBalancedGate: a token's experts are
+#   topk neighbours) with DeepEP sends a token to fewer ranks than the force
+#   balanced gate's random experts (faster).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -57,6 +65,11 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: DeepEP; mock data, router force load balancing\""
     echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8"
     echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8; TP comm overlap"
+    echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,1,1152,none,yes,1,iter_time_s,1,fp8; TP comm overlap; zero_stage=1 inferred"
+    echo "NVIDIA-NeMo/Automodel,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16"
+    echo "NVIDIA-NeMo/Automodel,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16; zero_stage 3 = FSDP2"
+    echo "t,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16; scheme=ZeRO-3"
+    echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: DeepEP; mock data, fake balanced MoE gate\""
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -111,6 +124,14 @@ if not priced(21) or not priced(22) or not rows[22]["predicted"] < rows[21]["pre
     bad.append("DeepEP not read: %s against %s" % (rows[22], rows[21]))
 if not priced(23) or not priced(24) or not rows[24]["predicted"] < rows[23]["predicted"]:
     bad.append("TP comm overlap not read: %s against %s" % (rows[24], rows[23]))
+if not priced(25) or rows[25]["predicted"] != rows[24]["predicted"]:
+    bad.append("'zero_stage=1 inferred' read as DeepSpeed (no TP comm overlap): %s against %s" % (rows[25], rows[24]))
+if not priced(26) or not priced(27) or rows[27]["predicted"] != rows[26]["predicted"]:
+    bad.append("AutoModel's 'zero_stage 3 = FSDP2' not priced as FSDP: %s against %s" % (rows[27], rows[26]))
+if not priced(28) or not rows[28]["predicted"] > rows[26]["predicted"]:
+    bad.append("'scheme=ZeRO-3' not priced as DeepSpeed: %s against %s" % (rows[28], rows[26]))
+if not priced(29) or not rows[29]["predicted"] < rows[22]["predicted"]:
+    bad.append("fake balanced gate not read: %s against %s" % (rows[29], rows[22]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
