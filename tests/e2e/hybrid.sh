@@ -60,6 +60,10 @@ expect2 "pattern against num_hidden_layers" "names 52 blocks but num_hidden_laye
 expect2 "serve a hybrid model" "nemotron-v3-nano-30b-a3b is a hybrid Mamba-2 model" \
     "$P" serve nemotron-v3-nano-30b-a3b --cluster dgx-h100 --gpus 8 --isl 1024 --osl 128
 
+# nor exported as a transformer's launch configuration
+expect2 "export a hybrid model" "nemotron-v3-nano-30b-a3b is a hybrid Mamba-2 model" \
+    "$P" plan nemotron-v3-nano-30b-a3b --cluster dgx-h100 --gpus 8 --global-batch 64 --export megatron
+
 # validate prices NeMo AutoModel's Nano and Super rows (the catalog's
 # models by name); Ultra's architecture is not in the catalog
 "$P" validate data/validation/published_runs.csv >"$tmp/val" 2>"$tmp/err" || bad "validate: $(cat "$tmp/err")"
