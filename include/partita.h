@@ -129,6 +129,19 @@ typedef struct pt_model {
     double router_topk_scale;/* routed_scaling_factor, e.g. 2.5 (0: none)    */
     int64_t router_groups;   /* n_group, e.g. 8 (0: no group-limited routing) */
     int64_t router_group_topk; /* topk_group, e.g. 4                         */
+    /* Hybrid Mamba-2 / attention / MLP / MoE stacks (Nemotron-H, Nemotron 3;
+     * transformers NemotronHConfig): each of the `layers` blocks holds one
+     * mixer behind one RMSNorm, hybrid[i] its kind -- 'M' Mamba-2, '*'
+     * attention, '-' dense MLP (ffn), 'E' MoE (experts, topk, moe_ffn,
+     * shared_ffn).  "" for a transformer (attention and MLP in every layer). */
+    char hybrid[256];        /* e.g. "MEMEM*EMEMEM*E..." (52 for Nemotron 3 Nano) */
+    int64_t mamba_heads;     /* mamba_num_heads, e.g. 64                      */
+    int64_t mamba_head_dim;  /* mamba_head_dim, e.g. 64 (d_inner = heads x dim) */
+    int64_t mamba_state;     /* ssm_state_size N, e.g. 128                    */
+    int64_t mamba_groups;    /* n_groups of B and C, e.g. 8                   */
+    int64_t mamba_conv;      /* conv_kernel, e.g. 4                           */
+    int64_t mamba_chunk;     /* SSD chunk length Q (chunk_size), e.g. 128     */
+    int64_t moe_latent;      /* LatentMoE: experts work in this width, e.g. 1024 (0: hidden) */
 } pt_model;
 
 /* Parameter count of the whole model (embeddings, layers, final norm); for a
@@ -150,6 +163,12 @@ int64_t pt_model_expert_params(const pt_model *m);
 int64_t pt_model_moe_other_params(const pt_model *m);
 /* Number of MoE layers (layers - dense_layers; 0 for a dense model). */
 int64_t pt_model_moe_layers(const pt_model *m);
+/* Hybrid models (pt_model.hybrid): blocks of kind k ('M', '*', '-', 'E')
+ * among layers [lo, hi); and one Mamba-2 block's parameters with its norm
+ * (0 for a transformer).  For a hybrid model pt_model_attn_params is one
+ * attention block with its norm, pt_model_layer_params the largest block. */
+int64_t pt_model_kind_layers(const pt_model *m, char k, int64_t lo, int64_t hi);
+int64_t pt_model_mamba_params(const pt_model *m);
 /* Checks the shape (heads divide hidden, kv_heads divide heads, ...). */
 pt_status pt_model_check(const pt_model *m, pt_diag *d);
 

@@ -139,13 +139,13 @@ static const mcase cases[] = {
     {"unknown model_type", HF, LITERAL, "{\"model_type\": \"bert\"}",
      "config.json:1:2: model_type: \"bert\" is not a supported model_type (supported: llama, "
      "mistral, qwen2, qwen3, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, "
-     "deepseek_v2, deepseek_v3, gpt_oss)"},
+     "deepseek_v2, deepseek_v3, gpt_oss, nemotron_h)"},
     {"model_type not a string", HF, LITERAL, "{\"model_type\": 7}",
      "config.json:1:2: model_type: 7 is not a string"},
     {"no model_type", HF, LITERAL, "{\"hidden_size\": 4096}",
      "config.json: model_type: required key is missing (supported: llama, mistral, qwen2, "
      "qwen3, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, "
-     "deepseek_v3, gpt_oss)"},
+     "deepseek_v3, gpt_oss, nemotron_h)"},
     {"top level is an array", HF, LITERAL, "[{\"model_type\": \"llama\"}]",
      "config.json:1:1: expected a JSON object at the top level"},
     {"invalid UTF-8 in a value", HF, LITERAL, "{\"model_type\": \"ll\xff" "ama\"}",

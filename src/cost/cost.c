@@ -327,6 +327,10 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
 {
     double t = st->tp, hd = (double)m->hidden, E = (double)m->experts, k = (double)m->topk;
     double Te = st->sp ? T / t : T, lf = pt_cost_moe_load(job);
+    /* LatentMoE (Nemotron 3 Super/Ultra): tokens are projected to the
+     * latent width before dispatch, so the experts, the permutation and the
+     * all-to-all work in it (the projections are priced by the caller) */
+    double dw = m->moe_latent > 0 ? (double)m->moe_latent : hd;
     double nle = E / st->ep, N = (double)m->moe_ffn / st->etp, g = m->gated_mlp ? 2.0 : 1.0;
     double pairs = Te * k * st->etp;               /* token-expert rows this device computes */
     double Me = pairs * lf / nle;                  /* rows per local expert, busiest device   */
@@ -339,21 +343,21 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
         linear(h, h->peak, eb, T, hd, sf, f, bw);
     }
     /* routed experts: nle GEMMs of Me rows each, up (gate+up) and down */
-    linear(h, h->peak, eb, Me, N * g, hd, &ef, &eb_);
-    linear(h, h->peak, eb, Me, hd, N, &ef, &eb_);
+    linear(h, h->peak, eb, Me, N * g, dw, &ef, &eb_);
+    linear(h, h->peak, eb, Me, dw, N, &ef, &eb_);
     *f += nle * ef;
     *bw += nle * eb_;
-    *flops += 2.0 * Te * E * hd + 2.0 * T * hd * sf * (g + 1.0) + 2.0 * pairs * hd * N * (g + 1.0);
+    *flops += 2.0 * Te * E * hd + 2.0 * T * hd * sf * (g + 1.0) + 2.0 * pairs * dw * N * (g + 1.0);
     /* element-wise: permute and unpermute (r+w of each routed row), the
      * weighted combine, the expert and shared activations, router softmax */
-    *ewf += pairs * lf * hd * 2.0 * 2.0 * 2.0 + pairs * lf * N * (m->gated_mlp ? 6.0 : 4.0) +
+    *ewf += pairs * lf * dw * 2.0 * 2.0 * 2.0 + pairs * lf * N * (m->gated_mlp ? 6.0 : 4.0) +
             T * sf * (m->gated_mlp ? 6.0 : 4.0) + Te * E * 4.0 * 2.0;
     /* the dispatcher's communication */
     {
-        double bytes = Te * k * hd * 2.0 * lf; /* bf16 activations each way */
+        double bytes = Te * k * dw * 2.0 * lf; /* bf16 activations each way */
         double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(bytes), pt_strategy_group_size(st, PT_GROUP_EP),
                                   pt_strategy_stride(st, PT_GROUP_EP));
-        if (job->moe_dedup_dispatch) a2a = dedup_a2a(m, c, job, st, Te * hd * 2.0 * lf);
+        if (job->moe_dedup_dispatch) a2a = dedup_a2a(m, c, job, st, Te * dw * 2.0 * lf);
         double gat = st->etp > 1 ? pt_coll_time(c, PT_ALLGATHER, bytes_i64(bytes * st->etp),
                                                 pt_strategy_group_size(st, PT_GROUP_ETP),
                                                 pt_strategy_stride(st, PT_GROUP_ETP))
@@ -578,6 +582,336 @@ collectives:
     }
 }
 
+/* ---- hybrid Mamba-2 / attention / MLP / MoE blocks ---------------------------
+ * A hybrid model (pt_model.hybrid: Nemotron-H, Nemotron 3) is a stack of
+ * blocks, each one RMSNorm, one mixer and a residual add.  One block of each
+ * kind is priced for one micro-batch (hybrid_block) and a stage sums the
+ * blocks it holds (hybrid_counts, pt_cost_moe_layers_in's per-range count
+ * generalised to every kind).
+ *  - 'M' Mamba-2 (Dao & Gu 2024, arXiv 2405.21060): in_proj (z, x, B, C, dt)
+ *    and out_proj are GEMMs split by heads and groups over tp (Megatron-Core
+ *    MambaMixer: in_proj column-, out_proj row-parallel, n_groups and heads
+ *    per rank), one all-reduce (or RS + AG) each way like attention; the
+ *    depthwise conv1d + SiLU and the gated RMSNorm are element-wise; the SSD
+ *    chunked scan (section 6: chunks of Q = chunk_size) does per token, per
+ *    group 2QN (C B^T within the chunk) and per head 2QP (those scores times
+ *    X) + 2NP (the chunk state B^T X) + 2NP (the output C h from the carried
+ *    state); the state passing between chunks (NP per head per chunk) is
+ *    under 1/Q of it and left out.  Those FLOPs run as tensor-core block
+ *    matmuls with a causal mask inside each chunk, as flash attention's
+ *    do, so they are priced at the device's attention efficiency ramped by
+ *    sequence length (one launch covers all chunks), but no faster than
+ *    reading x, B, C, dt and writing y (the scan's arithmetic intensity is
+ *    about Q FLOPs per byte, near the ridge); its backward twice the
+ *    forward, FLOPs and time (gradients of x, B, C and dt from the same
+ *    blocks).  The model FLOPs count the whole Q-block (the paper's cost,
+ *    and what the kernels execute), conv1d 2K per channel, so time, MFU and
+ *    HFU count one number.  Context parallelism (Megatron-Core's Mamba CP)
+ *    swaps sequence for heads with an all-to-all before the scan and one
+ *    after, forward and backward.  No KV cache; the activation memory is
+ *    listed at hybrid_act.
+ *  - '*' attention: q, k, v, o and flash attention as a transformer layer's,
+ *    one norm; no rotary embedding where rope_theta is 0 (Nemotron-H).
+ *  - '-' dense MLP; 'E' the MoE block (moe_block), with LatentMoE's two
+ *    projections h x r and r x h as GEMMs split by tp.
+ * The whole model's FLOPs (model_flops) sum the same per-block counts. */
+
+/* Forward FLOPs per token of one Mamba-2 block, whole (not split by tp):
+ * the projections, the conv1d, the SSD scan. */
+static void mamba_flops(const pt_model *m, double *gemm, double *conv, double *ssd)
+{
+    double h = (double)m->hidden, H = (double)m->mamba_heads, P = (double)m->mamba_head_dim;
+    double N = (double)m->mamba_state, G = (double)m->mamba_groups, K = (double)m->mamba_conv;
+    double Q = (double)m->mamba_chunk, di = H * P;
+    *gemm = 2.0 * h * (2.0 * di + 2.0 * G * N + H) + 2.0 * di * h;
+    *conv = 2.0 * K * (di + 2.0 * G * N);
+    *ssd = G * 2.0 * Q * N + H * (2.0 * Q * P + 4.0 * N * P);
+}
+
+/* Forward FLOPs per token of one block of kind k other than 'M' and
+ * without the attention core: its GEMMs (2 per weight). */
+static double block_gemm_flops(const pt_model *m, char k)
+{
+    double h = (double)m->hidden, g = m->gated_mlp ? 3.0 : 2.0, d = (double)m->head_dim;
+    double r = (double)m->moe_latent;
+    switch (k) {
+    case '*': return 2.0 * h * ((double)(m->heads + 2 * m->kv_heads) * d + (double)m->heads * d);
+    case '-': return 2.0 * g * h * (double)m->ffn;
+    case 'E':
+        return 2.0 * ((double)m->experts * h + g * h * (double)m->shared_ffn +
+                      (double)m->topk * g * (r > 0 ? r : h) * (double)m->moe_ffn + (r > 0 ? 2.0 * h * r : 0.0));
+    default: return 0.0;
+    }
+}
+
+/* One block of kind k for one micro-batch on this device. */
+static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                         const hw *h, char k, layer_t *o)
+{
+    double t = st->tp, b = st->mbs, s = (double)job->seq_len, sq = s / st->cp;
+    double T = b * sq, Te = st->sp ? T / t : T, hd = (double)m->hidden;
+    double eb = job->dtype == PT_FP8 ? 1.0 : 2.0;
+    double f = 0, bw = 0, core_f = 0, core_b = 0, ewf, ops = 2.0, n_ar = 1.0, cp_f = 0, cp_b = 0;
+    double model_core = 0, exec_core = 0;
+    int64_t tpn = pt_strategy_group_size(st, PT_GROUP_TP), cpn = pt_strategy_group_size(st, PT_GROUP_CP);
+
+    memset(o, 0, sizeof *o);
+    /* the block's RMSNorm (r+w) and residual add (r x, r residual, w; a mask with dropout) */
+    ewf = Te * hd * (4.0 + (m->dropout ? 7.0 : 6.0));
+    if (k == 'M') {
+        double H = (double)m->mamba_heads / t, P = (double)m->mamba_head_dim, N = (double)m->mamba_state;
+        double G = (double)m->mamba_groups / t, di = H * P, ch = di + 2.0 * G * N, gm, cv, sd, fl, bytes;
+        mamba_flops(m, &gm, &cv, &sd);
+        linear(h, h->peak, eb, T, 2.0 * di + 2.0 * G * N + H, hd, &f, &bw); /* in_proj */
+        linear(h, h->peak, eb, T, hd, di, &f, &bw);                           /* out_proj */
+        ewf += T * ch * 4.0 + T * di * 6.0; /* conv1d + SiLU (r, w); gated norm (r y, r z, w) */
+        fl = T * sd / t;
+        bytes = T * (2.0 * ch + 4.0 * H + 2.0 * di); /* x, B, C; dt fp32; y */
+        core_f = pt_roofline_flash_s(h, fl, s);
+        if (pt_roofline_ew_s(h, bytes) > core_f) core_f = pt_roofline_ew_s(h, bytes);
+        core_b = 2.0 * core_f;
+        model_core = exec_core = fl;
+        o->flops_f = T * (gm + cv) / t + fl;
+        ops = 11.0; /* 2 GEMMs, conv, 5 scan kernels, gated norm, norm, residual */
+        if (cpn > 1) { /* sequence <-> heads all-to-all before and after the scan */
+            double a2a = pt_coll_time(c, PT_ALLTOALL, bytes_i64(T * (2.0 * ch + 2.0 * H + 2.0 * di)), cpn,
+                                      pt_strategy_stride(st, PT_GROUP_CP));
+            cp_f = a2a, cp_b = a2a;
+            ops += 2.0;
+        }
+    } else if (k == '*') {
+        double at = (double)m->heads / t, kt = (double)m->kv_heads / t, d = (double)m->head_dim;
+        double score = b * at * sq * s, fl = 2.0 * b * at * sq * (2.0 * d) * causal_keys(s, 0);
+        linear(h, h->peak, eb, T, (at + 2 * kt) * d, hd, &f, &bw);
+        linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
+        o->flops_f = T * block_gemm_flops(m, '*') / t + fl;
+        model_core = fl;
+        if (job->flash_attention) {
+            core_f = pt_roofline_flash_s(h, fl, s);
+            core_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, s);
+            o->flops_rc += (FLASH_BWD_FACTOR - 2.0) * fl;
+            exec_core = fl;
+        } else {
+            double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score, smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
+            exec_core = 2.0 * b * at * sq * (2.0 * d) * s;
+            o->flops_rc += 3.0 * (exec_core - fl);
+            core_f = 2.0 * pt_roofline_gemm_s(h, h->peak16, sq, s, d, b * at, 2.0) + pt_roofline_ew_s(h, smf);
+            core_b = 4.0 * pt_roofline_gemm_s(h, h->peak16, sq, s, d, b * at, 2.0) + pt_roofline_ew_s(h, smb);
+        }
+        if (m->rope_theta > 0) ewf += T * (at + kt) * d * 4.0;
+        ops = 4.0 + (job->flash_attention ? 1.0 : 3.0 + (m->dropout ? 1.0 : 0.0));
+        if (cpn > 1) { /* ring attention, as a transformer layer's */
+            double kv = 2.0 * 2.0 * b * sq * kt * d;
+            double step = pt_p2p_time(c, bytes_i64(kv), cpn, pt_strategy_stride(st, PT_GROUP_CP));
+            double comm_f = (double)(cpn - 1) * step, comm_b = 2.0 * comm_f;
+            cp_f = (comm_f > core_f ? comm_f - core_f : 0.0) + step / (double)(cpn - 1);
+            cp_b = (comm_b > core_b ? comm_b - core_b : 0.0) + step / (double)(cpn - 1);
+            ops += 2.0 * (double)(cpn - 1);
+        }
+    } else if (k == '-') {
+        double ft = (double)m->ffn / t, g = m->gated_mlp ? 2.0 : 1.0;
+        linear(h, h->peak, eb, T, ft * g, hd, &f, &bw);
+        linear(h, h->peak, eb, T, hd, ft, &f, &bw);
+        ewf += T * ft * (m->gated_mlp ? 6.0 : 4.0);
+        o->flops_f = T * block_gemm_flops(m, '-') / t;
+        ops = 5.0;
+    } else { /* 'E' */
+        double r = (double)m->moe_latent;
+        if (r > 0) { /* LatentMoE's down and up projections */
+            linear(h, h->peak, eb, T, r / t, hd, &f, &bw);
+            linear(h, h->peak, eb, T, hd, r / t, &f, &bw);
+            o->flops_f += 4.0 * T * hd * r / t;
+        }
+        moe_block(m, c, job, st, h, T, eb, &f, &bw, &ewf, &o->flops_f, o);
+        n_ar = m->shared_ffn > 0 ? 1.0 : 0.0;
+        ops = 4.0 + 8.0 + (st->ep > 1 ? 2.0 : 0.0) + (st->etp > 1 ? 2.0 : 0.0) + (r > 0 ? 2.0 : 0.0);
+    }
+    if (job->dtype == PT_FP8) ewf += T * hd * 2.0 * 3.0, ops += 4.0; /* casts of the GEMM inputs */
+    o->f = f + core_f + pt_roofline_ew_s(h, ewf);
+    o->b = bw + core_b + pt_roofline_ew_s(h, 2.0 * ewf);
+    o->cp_f = cp_f, o->cp_b = cp_b;
+    if (tpn > 1 && n_ar > 0) {
+        double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(2.0 * T * hd), tpn, pt_strategy_stride(st, PT_GROUP_TP));
+        o->tp_f = o->tp_b = n_ar * ar;
+        if (job->tp_comm_overlap) { /* as layer_times_kind: only what the GEMMs cannot cover */
+            double one_f = o->tp_f / (double)tpn, one_b = o->tp_b / (double)tpn;
+            double rest_f = o->tp_f - one_f, rest_b = o->tp_b - one_b;
+            o->tp_f = one_f + (rest_f > f ? rest_f - f : 0.0);
+            o->tp_b = one_b + (rest_b > bw ? rest_b - bw : 0.0);
+        }
+        ops += n_ar * (st->sp ? 2.0 : 1.0);
+    }
+    if (k == 'E' && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) {
+        double comm = o->ep_f + o->ep_b, comp = o->f + o->b;
+        double keep = comm > comp ? (comm - comp) / comm : 0.0;
+        o->ep_f *= keep;
+        o->ep_b *= keep;
+    }
+    { /* host dispatch floor, as layer_times_kind */
+        double host_f = pt_roofline_launch_s(h, ops), host_b = pt_roofline_launch_s(h, 2.0 * ops);
+        double busy_f = o->f + o->tp_f + o->cp_f + o->ep_f, busy_b = o->b + o->tp_b + o->cp_b + o->ep_b;
+        if (host_f > busy_f) o->f += host_f - busy_f;
+        if (host_b > busy_b) o->b += host_b - busy_b;
+    }
+    if (st->recompute == PT_RC_FULL) {
+        o->b += o->f;
+        o->tp_b += o->tp_f;
+        o->cp_b += o->cp_f;
+        o->ep_b += o->ep_f;
+        o->flops_rc += o->flops_f - model_core + exec_core;
+    } else if (st->recompute == PT_RC_SELECTIVE && k == '*' && !job->flash_attention) {
+        o->b += core_f;
+        o->flops_rc += exec_core;
+    }
+}
+
+/* Activation bytes one block of kind k keeps for its backward, one
+ * micro-batch on this device (the bookkeeping of
+ * pt_cost_layer_activation_bytes, per block): every block its norm's input
+ * and the norm output its first GEMM reads (4sbh, whole unless SP; 1 byte
+ * less each for an FP8 GEMM input), a dropout mask where there is one; and
+ *  'M': in_proj's output z, x, B, C, dt (2(2di + 2GN + H)), the conv
+ *       output (2(di + 2GN)), the scan's output y and the gated norm's
+ *       output (2di each), dt and its cumulative decay in fp32 (8H); the
+ *       chunk states are recomputed in the backward (mamba_ssm's
+ *       mamba_chunk_scan_combined keeps x, dt, B, C, z and out);
+ *  '*': q, k, v, the projection input and flash attention's fp32
+ *       log-sum-exp (or the scores, unfused);
+ *  '-': the MLP's up-projection and activation outputs;
+ *  'E': as a MoE layer's MLP part (shared experts, routed rows, router
+ *       probabilities), LatentMoE's latent input and output (2r each).
+ * Full recompute keeps the block input only. */
+static double hybrid_act(const pt_model *m, const pt_job *job, const pt_strategy *st, char k)
+{
+    double t = st->tp, b = st->mbs, sq = (double)job->seq_len / st->cp, s = (double)job->seq_len;
+    double h = (double)m->hidden, sb = sq * b, f8 = job->dtype == PT_FP8 ? 1.0 : 0.0;
+    double whole, split = 0;
+    if (st->recompute == PT_RC_FULL) return 2.0 * sb * h / (st->sp ? t : 1);
+    whole = sb * h * (4.0 - f8 + (m->dropout ? 1.0 : 0.0));
+    if (k == 'M') {
+        double H = (double)m->mamba_heads, di = H * (double)m->mamba_head_dim;
+        double gn = 2.0 * (double)(m->mamba_groups * m->mamba_state);
+        split = sb * (2.0 * (2.0 * di + gn + H) + 2.0 * (di + gn) + 2.0 * di + (2.0 - f8) * di + 8.0 * H) / t;
+    } else if (k == '*') {
+        double a = (double)m->heads, d = (double)m->head_dim;
+        split = sb * (2.0 * (a + 2.0 * (double)m->kv_heads) * d + (2.0 - f8) * a * d) / t;
+        if (job->flash_attention) split += 4.0 * a * sb / t;
+        else if (st->recompute != PT_RC_SELECTIVE) split += (m->dropout ? 5.0 : 2.0) * a * sq * s * b / t;
+    } else if (k == '-') {
+        split = sb * ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->ffn / t;
+    } else {
+        double Te = st->sp ? sb / t : sb, rows = Te * (double)m->topk * st->etp * pt_cost_moe_load(job);
+        double fe = (double)m->moe_ffn / st->etp, r = (double)m->moe_latent, dw = r > 0 ? r : h;
+        double out = job->engine == PT_ENGINE_MEGATRON ? 4.0 : 2.0 * dw;
+        split = ((m->gated_mlp ? 6.0 : 4.0) - f8) * (double)m->shared_ffn / t * sb +
+                rows * ((2.0 - f8) * dw + out + ((m->gated_mlp ? 6.0 : 4.0) - f8) * fe) +
+                Te * (double)m->experts * 4.0 + (r > 0 ? 4.0 * r * sb / t : 0.0);
+    }
+    return whole / (st->sp ? t : 1) + split;
+}
+
+/* Blocks of each kind (PT_COST_KINDS order) a hybrid model holds in layers [lo, hi). */
+static void kinds_in(const pt_model *m, int64_t lo, int64_t hi, double n[4])
+{
+    for (int i = 0; i < 4; i++) n[i] = (double)pt_model_kind_layers(m, PT_COST_KINDS[i], lo, hi);
+}
+
+/* Blocks of each kind on a stage of a hybrid model: the first, the last, or
+ * of the middle ones the heaviest by w (per-block weights, e.g. times). */
+static void hybrid_counts(const pt_model *m, const pt_strategy *st, int first, int last, const double w[4],
+                          double n[4])
+{
+    int64_t f, mid, l, L = m->layers, P = st->pp;
+    double best = -1, x[4];
+    if (P == 1) {
+        kinds_in(m, 0, L, n);
+        return;
+    }
+    if (!st->pp_first && !st->pp_last) f = mid = l = L / P;
+    else pt_strategy_stage_layers(st, L, &f, &mid, &l);
+    if (first) {
+        kinds_in(m, 0, f, n);
+        return;
+    }
+    if (last) {
+        kinds_in(m, L - l, L, n);
+        return;
+    }
+    for (int64_t i = 1; i + 1 < P; i++) {
+        double sum = 0;
+        kinds_in(m, f + (i - 1) * mid, f + i * mid, x);
+        for (int k = 0; k < 4; k++) sum += x[k] * w[k];
+        if (sum > best) {
+            best = sum;
+            memcpy(n, x, sizeof x);
+        }
+    }
+}
+
+/* Per-block times of a prepared hybrid model (its stage weights). */
+static void kind_times(const pt_cost_prep *pr, double w[4])
+{
+    for (int k = 0; k < 4; k++)
+        w[k] = pr->kind[k].f + pr->kind[k].b + pr->kind[k].tp_f + pr->kind[k].tp_b + pr->kind[k].cp_f +
+               pr->kind[k].cp_b + pr->kind[k].ep_f + pr->kind[k].ep_b;
+}
+
+/* Parameters of one block of each kind as one device holds them (tp
+ * shards, norm whole) into p, the routed experts' share into e. */
+static void kind_params(const pt_model *m, const pt_strategy *st, double p[4], double e[4])
+{
+    double t = st->tp, h = (double)m->hidden;
+    p[0] = ((double)pt_model_mamba_params(m) - h) / t + h;
+    p[1] = ((double)pt_model_attn_params(m) - h) / t + h;
+    p[2] = (double)pt_model_dense_mlp_params(m) / t + h;
+    p[3] = (double)pt_model_moe_other_params(m) / t + h;
+    e[0] = e[1] = e[2] = 0;
+    e[3] = (double)pt_model_expert_params(m) / ((double)st->ep * st->etp);
+}
+
+/* Activation bytes of a hybrid model's stage, one micro-batch through it. */
+static double hybrid_stage_act(const pt_model *m, const pt_strategy *st, const pt_cost_prep *pr, int first,
+                               int last)
+{
+    double w[4], n[4], a = 0;
+    kind_times(pr, w);
+    hybrid_counts(m, st, first, last, w, n);
+    for (int k = 0; k < 4; k++) a += n[k] * pr->kind[k].act;
+    return a;
+}
+
+/* pt_cost_prepare's per-layer part for a hybrid model: each kind's block,
+ * the average block in the layer fields. */
+static void hybrid_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                           pt_cost_prep *pr)
+{
+    double L = (double)m->layers, kp[4], ke[4];
+    pt_strategy full = *st;
+    full.recompute = PT_RC_NONE;
+    kind_params(m, st, kp, ke);
+    for (int k = 0; k < 4; k++) {
+        struct pt_cost_kind *q = &pr->kind[k];
+        double n = (double)pt_model_kind_layers(m, PT_COST_KINDS[k], 0, m->layers), lp;
+        layer_t B;
+        if (n == 0) continue;
+        hybrid_block(m, c, job, st, &pr->h, PT_COST_KINDS[k], &B);
+        q->f = B.f, q->b = B.b, q->tp_f = B.tp_f, q->tp_b = B.tp_b, q->cp_f = B.cp_f, q->cp_b = B.cp_b;
+        q->ep_f = B.ep_f, q->ep_b = B.ep_b, q->flops_f = B.flops_f, q->flops_rc = B.flops_rc;
+        q->act = hybrid_act(m, job, st, PT_COST_KINDS[k]);
+        q->act_full = hybrid_act(m, job, &full, PT_COST_KINDS[k]);
+        pr->lf += n * q->f / L, pr->lb += n * q->b / L;
+        pr->ltp_f += n * q->tp_f / L, pr->ltp_b += n * q->tp_b / L;
+        pr->lcp_f += n * q->cp_f / L, pr->lcp_b += n * q->cp_b / L;
+        pr->flops_f += n * q->flops_f, pr->flops_rc += n * q->flops_rc;
+        pr->act_layer += n * q->act / L;
+        if (q->act_full > pr->act_layer_full) pr->act_layer_full = q->act_full; /* the block recomputed */
+        lp = kp[k] * st->tp + ke[k] * st->tp; /* one device's block x tp */
+        if (lp > pr->layer_params) pr->layer_params = lp;
+    }
+    pr->lep_f = pr->kind[3].ep_f;
+    pr->lep_b = pr->kind[3].ep_b;
+}
+
 /* One layer of the model's usual kind: a MoE layer for a MoE model. */
 static void layer_times(const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const hw *h, layer_t *o)
@@ -590,6 +924,18 @@ void pt_cost_layer_time(const pt_model *m, const pt_cluster *c, const pt_job *jo
 {
     hw h;
     layer_t L;
+    if (m->hybrid[0]) { /* the average block */
+        pt_cost_prep pr;
+        pt_cost_prepare(m, c, job, st, &pr);
+        *fwd_s = pr.lf + pr.ltp_f + pr.lcp_f;
+        *bwd_s = pr.lb + pr.ltp_b + pr.lcp_b;
+        for (int k = 0; k < 4; k++) {
+            double n = (double)pt_model_kind_layers(m, PT_COST_KINDS[k], 0, m->layers) / (double)m->layers;
+            *fwd_s += n * pr.kind[k].ep_f;
+            *bwd_s += n * pr.kind[k].ep_b;
+        }
+        return;
+    }
     pt_roofline_init(&c->dev, job->dtype, &h);
     layer_times(m, c, job, st, &h, &L);
     *fwd_s = L.f + L.tp_f + L.cp_f + L.ep_f;
@@ -620,6 +966,13 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
     double sbh = sq * b * h;
     double whole, split, scores = 0;
     double f8 = job->dtype == PT_FP8 ? 1.0 : 0.0; /* bytes an FP8 GEMM input saves */
+    if (m->hybrid[0]) { /* the average block (hybrid_act) */
+        double sum = 0;
+        for (int k = 0; k < 4; k++)
+            sum += (double)pt_model_kind_layers(m, PT_COST_KINDS[k], 0, m->layers) *
+                   hybrid_act(m, job, st, PT_COST_KINDS[k]);
+        return bytes_i64(sum / (double)m->layers);
+    }
     if (st->recompute == PT_RC_FULL) return bytes_i64(2.0 * sbh / (st->sp ? t : 1));
     if (st->recompute == PT_RC_SELECTIVE && job->engine == PT_ENGINE_FSDP && !m->experts && !m->mla) {
         /* torchtitan's per-op selective checkpointing keeps the two norm
@@ -685,6 +1038,20 @@ static double model_flops(const pt_model *m, double s, double keys, int64_t glob
      * keys = s, eq. 3's count), plus the logits 6*V*h. */
     double h = (double)m->hidden, d = (double)m->head_dim;
     double lin, per_tok;
+    if (m->hybrid[0]) {
+        /* a hybrid stack: each block's forward FLOPs per token as
+         * hybrid_block prices them (Mamba-2: projections, conv1d, SSD scan;
+         * attention: GEMMs and the causal core), times 3, plus the logits */
+        double L = (double)m->layers, gm, cv, sd;
+        mamba_flops(m, &gm, &cv, &sd);
+        per_tok = (double)pt_model_kind_layers(m, 'M', 0, m->layers) * (gm + cv + sd) +
+                  (double)pt_model_kind_layers(m, '*', 0, m->layers) *
+                      (block_gemm_flops(m, '*') + 2.0 * keys * (double)m->heads * 2.0 * d) +
+                  (double)pt_model_kind_layers(m, '-', 0, m->layers) * block_gemm_flops(m, '-') +
+                  (double)pt_model_kind_layers(m, 'E', 0, m->layers) * block_gemm_flops(m, 'E');
+        (void)L;
+        return (3.0 * per_tok + 6.0 * (double)m->vocab * h) * s * (double)global_batch;
+    }
     if (m->experts > 0 || m->mla || m->window_layers) {
         /* MoE / MLA / sliding windows: the GEMM parameters one token uses
          * (active parameters without norms and embeddings: topk routed
@@ -731,6 +1098,7 @@ static double layers_on(const pt_model *m, const pt_strategy *st, int first, int
 int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi)
 {
     int64_t from = lo > m->dense_layers ? lo : m->dense_layers;
+    if (m->hybrid[0]) return pt_model_kind_layers(m, 'E', lo, hi);
     if (m->experts == 0 || hi <= from) return 0;
     return hi - from;
 }
@@ -777,7 +1145,20 @@ static double stage_params_n(const pt_model *m, const pt_strategy *st, int first
     double t = st->tp, h = (double)m->hidden;
     double norms = (m->norm_bias ? 4.0 : 2.0) * h;
     double p, e = 0;
-    if (m->experts > 0) {
+    if (m->hybrid[0]) {
+        double kp[4], ke[4], n[4], w[4];
+        kind_params(m, st, kp, ke);
+        for (int k = 0; k < 4; k++) w[k] = kp[k] + ke[k];
+        hybrid_counts(m, st, first, last, w, n);
+        p = 0;
+        for (int k = 0; k < 4; k++) p += n[k] * kp[k], e += n[k] * ke[k];
+        if (nl >= 0) { /* nl layers of the average block */
+            double all[4], tot = 0, te = 0;
+            kinds_in(m, 0, m->layers, all);
+            for (int k = 0; k < 4; k++) tot += all[k] * kp[k], te += all[k] * ke[k];
+            p = nl * tot / (double)m->layers, e = nl * te / (double)m->layers;
+        }
+    } else if (m->experts > 0) {
         double n = layers_on(m, st, first, last), nm = moe_on(m, st, first, last);
         double attn = ((double)pt_model_attn_params(m) - norms) / t + norms;
         double dense = (double)pt_model_dense_mlp_params(m) / t;
@@ -949,6 +1330,28 @@ void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st
         bwd[v] = lv * (pr->lb + pr->ltp_b + pr->lcp_b) + (first ? pr->emb_b + (st->sp ? pr->emb_tp : 0.0) : 0.0) +
                  (last ? pr->head_b : 0.0);
         act[v] = lv * pr->act_layer + pt_cost_stage_extra_activations(m, job, st, 0, last);
+        if (m->hybrid[0]) { /* the virtual stage's own blocks */
+            double c[4], ef = 0, eb = 0, shown = 1.0;
+            kinds_in(m, lo[v], lo[v + 1], c);
+            fwd[v] -= lv * (pr->lf + pr->ltp_f + pr->lcp_f);
+            bwd[v] -= lv * (pr->lb + pr->ltp_b + pr->lcp_b);
+            act[v] -= lv * pr->act_layer;
+            for (int k = 0; k < 4; k++) {
+                const struct pt_cost_kind *q = &pr->kind[k];
+                fwd[v] += c[k] * (q->f + q->tp_f + q->cp_f);
+                bwd[v] += c[k] * (q->b + q->tp_b + q->cp_b);
+                act[v] += c[k] * q->act;
+                ef += c[k] * q->ep_f, eb += c[k] * q->ep_b;
+            }
+            if (p->dual && ef + eb > 0) {
+                double comp = 0;
+                for (int k = 0; k < 4; k++) comp += c[k] * (pr->kind[k].f + pr->kind[k].b);
+                shown = ef + eb > comp ? (ef + eb - comp) / (ef + eb) : 0.0;
+            }
+            fwd[v] += shown * ef;
+            bwd[v] += shown * eb;
+            continue;
+        }
         if (m->experts > 0) {
             /* MoE: the stage's dense layers differ from the MoE layer the
              * preparation priced, and its MoE layers add the all-to-all, on
@@ -1057,7 +1460,8 @@ static void memory(const pt_model *m, const pt_job *job, const pt_strategy *st,
         if (replayed) /* the order's own peak, the last stage's logits in it */
             a = peak[which] + pt_cost_stage_extra_activations(m, job, st, first, 0);
         else
-            a = per_layer * layers_on(m, st, first, last) * fl +
+            a = (m->hybrid[0] ? hybrid_stage_act(m, st, pr, first, last) : per_layer * layers_on(m, st, first, last)) *
+                    fl +
                 pt_cost_stage_extra_activations(m, job, st, first, 0) +
                 pt_cost_stage_extra_activations(m, job, st, 0, last) * fe;
         if (st->recompute == PT_RC_FULL) a += pr->act_layer_full; /* the layer being recomputed */
@@ -1087,6 +1491,10 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pr->sp = st->sp;
     pr->recompute = st->recompute;
     pt_roofline_init(&c->dev, job->dtype, &pr->h);
+    if (m->hybrid[0]) {
+        hybrid_prepare(m, c, job, st, pr);
+        goto ends;
+    }
     layer_times(m, c, job, st, &pr->h, &L);
     pr->lf = L.f;
     pr->lb = L.b;
@@ -1108,6 +1516,7 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
         pr->lep_b = L.ep_b;
     }
 
+ends:
     /* First stage: embedding lookup (vocab-parallel: an all-reduce, or a
      * reduce-scatter with SP) and its gradient scatter-add. */
     pr->emb_f = pt_roofline_ew_s(&pr->h, T * hd * 2.0 * (m->dropout ? 2.5 : 1.0));
@@ -1122,6 +1531,8 @@ void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
     pr->head_f += pt_roofline_ew_s(&pr->h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1));
     pr->head_b += pt_roofline_ew_s(&pr->h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1));
 
+    if (m->hybrid[0])
+        return; /* hybrid_prepare set the layer's parameters and activations */
     if (m->experts > 0) /* one MoE layer as one device holds it, times tp */
         pr->layer_params = (double)(pt_model_attn_params(m) + pt_model_moe_other_params(m)) +
                            (double)pt_model_expert_params(m) * st->tp / ((double)st->ep * st->etp);
@@ -1168,6 +1579,22 @@ static void stage_work(const pt_model *m, const pt_strategy *st, const pt_cost_p
     double n = layers_on(m, st, first, last);
     double nd = n - moe_on(m, st, first, last); /* dense layers of a MoE model (else 0) */
     double ne = m->experts > 0 ? n - nd : 0.0;  /* MoE layers                          */
+    if (m->hybrid[0]) { /* the blocks the stage holds, kind by kind */
+        double wt[4], c[4];
+        kind_times(pr, wt);
+        hybrid_counts(m, st, first, last, wt, c);
+        memset(w, 0, sizeof *w);
+        for (int k = 0; k < 4; k++) {
+            const struct pt_cost_kind *q = &pr->kind[k];
+            w->f += c[k] * q->f, w->b += c[k] * q->b, w->xf += c[k] * q->tp_f, w->xb += c[k] * q->tp_b;
+            w->cf += c[k] * q->cp_f, w->cb += c[k] * q->cp_b, w->ef += c[k] * q->ep_f, w->eb += c[k] * q->ep_b;
+        }
+        w->f += (first ? pr->emb_f : 0) + (last ? pr->head_f : 0);
+        w->b += (first ? pr->emb_b : 0) + (last ? pr->head_b : 0);
+        w->xf += first ? pr->emb_tp : 0;
+        w->xb += first && st->sp ? pr->emb_tp : 0;
+        return;
+    }
     w->f = n * pr->lf + (first ? pr->emb_f : 0) + (last ? pr->head_f : 0);
     w->b = n * pr->lb + (first ? pr->emb_b : 0) + (last ? pr->head_b : 0);
     w->xf = n * pr->ltp_f + (first ? pr->emb_tp : 0);
@@ -1192,6 +1619,12 @@ double pt_cost_bucket_params(const pt_model *m, const pt_strategy *st, int which
         p = (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
     } else if (which == 2) {
         p = (m->norm_bias ? 2.0 : 1.0) * h + (!m->tied_embeddings || copy ? (double)m->vocab * h / t : 0.0);
+    } else if (m->hybrid[0]) {
+        double kp[4], ke[4];
+        int k = 0;
+        kind_params(m, st, kp, ke);
+        while (k < 3 && pt_model_kind_layers(m, PT_COST_KINDS[k], layer, layer + 1) == 0) k++;
+        p = kp[k], e = ke[k];
     } else if (m->experts > 0) {
         int moe = pt_cost_moe_layers_in(m, layer, layer + 1) > 0;
         p = ((double)pt_model_attn_params(m) - norms) / t + norms +

@@ -29,7 +29,17 @@ typedef struct pt_cost_prep {
     double lep_f, lep_b;            /* a MoE layer's all-to-all (0 when dense)  */
     double act_layer;               /* activation bytes of one layer         */
     double act_layer_full;          /* the same without recompute            */
+    /* Hybrid models (pt_model.hybrid): one block of each kind, 'M', '*', '-',
+     * 'E' (PT_COST_KINDS order), as the layer above is priced; the layer
+     * fields then hold the average block (whole-model sums stay exact for
+     * code that multiplies them by layers), dl_* 0, lep_* an 'E' block's. */
+    struct pt_cost_kind {
+        double f, b, tp_f, tp_b, cp_f, cp_b, ep_f, ep_b, flops_f, flops_rc, act, act_full;
+    } kind[4];
 } pt_cost_prep;
+
+/* The block kinds of a hybrid model, in pt_cost_prep.kind's order. */
+#define PT_COST_KINDS "M*-E"
 
 /* Prepares the (mbs, tp, cp, sp, recompute)-dependent part for st. */
 void pt_cost_prepare(const pt_model *m, const pt_cluster *c, const pt_job *job,
@@ -66,7 +76,8 @@ double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, con
 struct pt_pipe;
 void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
                      const struct pt_pipe *p, int *lo, double *fwd, double *bwd, double *act);
-/* MoE layers among layers [lo, hi) (the dense ones come first). */
+/* MoE layers among layers [lo, hi) (the dense ones come first; a hybrid
+ * model's 'E' blocks wherever its pattern puts them). */
 int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi);
 /* Load of the busiest device's experts over the even share: --moe-imbalance
  * (default PT_MOE_IMBALANCE_DEFAULT), capped by the capacity factor. */

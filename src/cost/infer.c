@@ -106,6 +106,16 @@ pt_status pt_infer_check(const pt_model *m, const pt_cluster *c, const pt_infer_
                          pt_diag *d)
 {
     char v[32];
+    /* A hybrid Mamba-2 model (pt_model.hybrid) keeps a KV cache in its
+     * attention blocks only and a constant-size recurrent state (conv and
+     * SSM states) in its Mamba blocks, and its decode step runs the
+     * recurrence instead of attention: the per-layer prices below assume
+     * attention and a KV cache in every layer, so it is refused, not
+     * mispriced. */
+    if (m->hybrid[0])
+        return pt_diag_set(d, NULL, "model", m->name, "%s is a hybrid Mamba-2 model (hybrid_override_pattern): "
+                           "serving it is not priced (its Mamba blocks keep a recurrent state, not a KV "
+                           "cache); training is (eval, plan)", m->name);
     if (cfg->tp < 1 || cfg->pp < 1 || cfg->ep < 1) {
         snprintf(v, sizeof v, "%lld", (long long)(cfg->tp < 1 ? cfg->tp : cfg->pp < 1 ? cfg->pp : cfg->ep));
         return pt_diag_set(d, NULL, "tp", v, "tp, pp and ep must be >= 1");

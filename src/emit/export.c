@@ -796,6 +796,13 @@ pt_status pt_emit_export(pt_export_fmt fmt, const pt_model *m, const pt_cluster 
     *out = NULL;
     /* The engine rules below assume a strategy that passed the general rules. */
     if ((rc = pt_strategy_check(st, m, c, job, d)) != PT_OK) return rc;
+    /* a hybrid Mamba-2 stack (pt_model.hybrid) needs Megatron-LM's
+     * --hybrid-override-pattern and Mamba arguments, or a model definition
+     * torchtitan and DeepSpeed configs do not name: refused, not written as
+     * a transformer's */
+    if (m->hybrid[0])
+        return pt_diag_set(d, NULL, "export", m->name, "export: %s is a hybrid Mamba-2 model "
+                           "(hybrid_override_pattern); its launch configuration is not written yet", m->name);
     switch (fmt) {
     case PT_EXPORT_MEGATRON: return export_megatron(m, c, job, st, out, d);
     case PT_EXPORT_DEEPSPEED: return export_deepspeed(m, c, job, st, out, d);

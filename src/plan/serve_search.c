@@ -272,6 +272,11 @@ pt_status pt_serve_search(const pt_model *m, const pt_cluster *c, const pt_serve
     pt_status st;
     assert(m && c && o && out);
     memset(out, 0, sizeof *out);
+    if (m->hybrid[0]) { /* refused whatever the configuration (pt_infer_check says why) */
+        pt_infer_cfg cfg;
+        pt_infer_cfg_default(&cfg);
+        return pt_infer_check(m, c, &cfg, d);
+    }
     for (int64_t tp = 1; tp <= N && tp <= dom; tp *= 2) {
         if (m->heads % tp || !fixed_ok(o->fix.tp, tp)) continue;
         for (int64_t pp = 1; tp * pp <= N && pp <= 16; pp *= 2) {

@@ -12,7 +12,9 @@
  * routed_scaling_factor, n_group / topk_group, norm_topk_prob) are read into
  * the fields the engine exports need.
  * Mixture-of-experts and MLA configs (mixtral, qwen2_moe, qwen3_moe,
- * deepseek_v2, deepseek_v3, gpt_oss) are read by the readers after read_mpt.
+ * deepseek_v2, deepseek_v3, gpt_oss) are read by the readers after read_mpt;
+ * hybrid Mamba-2 stacks (nemotron_h: Nemotron-H, Nemotron 3) by
+ * read_nemotron_h, into pt_model.hybrid and the mamba_* fields.
  * What it does not: other MoE model types (refused with a message naming the
  * key), encoder or encoder-decoder models, gpt_oss's attention sinks (one
  * number per head) and DeepSeek's expert-score correction bias as
@@ -46,7 +48,7 @@ typedef struct hf {
     } while (0)
 
 static const char supported[] = "llama, mistral, qwen2, qwen3, gpt2, gpt_neox, nemotron, mpt, "
-                                "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss";
+                                "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h";
 static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
@@ -658,6 +660,141 @@ static pt_status read_gpt_oss(const hf *h, const char *type, pt_model *m)
     return PT_OK;
 }
 
+/* ---- nemotron_h: hybrid Mamba-2 / attention / MLP / MoE ---------------------
+ * transformers NemotronHConfig (modeling_nemotron_h.py) and the Hub configs
+ * of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 and -Super-120B-A12B-BF16:
+ * hybrid_override_pattern, one character per block ('M' Mamba-2, '*'
+ * attention, '-' MLP, 'E' MoE; Megatron-Core's hybrid_override_pattern
+ * uses the same letters), or the newer layers_block_type list ("mamba",
+ * "attention", "mlp", "moe"); mamba_num_heads, mamba_head_dim (d_inner is
+ * their product, not expand x hidden), ssm_state_size, n_groups,
+ * conv_kernel (4), chunk_size (128); MoE keys n_routed_experts,
+ * num_experts_per_tok, moe_intermediate_size,
+ * moe_shared_expert_intermediate_size (all shared experts together),
+ * moe_latent_size (LatentMoE, null: none), routed_scaling_factor,
+ * norm_topk_prob; the router scores with a sigmoid and balances with an
+ * expert bias (Megatron-Bridge NemotronHModelProvider:
+ * moe_router_score_function "sigmoid", moe_router_enable_expert_bias).
+ * mlp_hidden_act "relu2" (ungated MLPs and experts), RMSNorm, no biases,
+ * untied output layer, no rotary embedding in the attention blocks
+ * (Megatron's position_embedding_type "none"). */
+static pt_status hybrid_pattern(const hf *h, pt_model *m)
+{
+    static const struct { const char *name; char k; } kinds[] = {
+        {"mamba", 'M'}, {"attention", '*'}, {"mlp", '-'}, {"moe", 'E'},
+    };
+    const json_t *pat = json_object_get(h->obj, "hybrid_override_pattern");
+    const json_t *lbt = json_object_get(h->obj, "layers_block_type");
+    char buf[sizeof m->hybrid];
+    size_t n = 0;
+    int64_t layers = 0;
+    int found = 0;
+    if (pat && !json_is_null(pat)) {
+        const char *p = json_string_value(pat);
+        if (!p) return key_err(h, "hybrid_override_pattern", "is not a string");
+        n = strlen(p);
+        if (n == 0 || n >= sizeof buf)
+            return key_err(h, "hybrid_override_pattern", "is not 1 to %d block kinds", (int)sizeof buf - 1);
+        for (size_t i = 0; i < n; i++)
+            if (!strchr("M*-E", p[i]))
+                return key_err(h, "hybrid_override_pattern", "holds '%c' at layer %zu, not M (Mamba-2), "
+                               "* (attention), - (MLP) or E (MoE)", p[i], i);
+        memcpy(buf, p, n + 1);
+    } else if (lbt && !json_is_null(lbt)) {
+        n = json_is_array(lbt) ? json_array_size(lbt) : 0;
+        if (n == 0 || n >= sizeof buf)
+            return key_err(h, "layers_block_type", "is not a list of 1 to %d block kinds", (int)sizeof buf - 1);
+        for (size_t i = 0; i < n; i++) {
+            const char *t = json_string_value(json_array_get(lbt, i));
+            size_t k = 0;
+            while (k < sizeof kinds / sizeof kinds[0] && (!t || strcmp(t, kinds[k].name))) k++;
+            if (k == sizeof kinds / sizeof kinds[0])
+                return key_err(h, "layers_block_type", "holds something at layer %zu that is not \"mamba\", "
+                               "\"attention\", \"mlp\" or \"moe\"", i);
+            buf[i] = kinds[k].k;
+        }
+        buf[n] = '\0';
+    } else {
+        return key_err(h, "hybrid_override_pattern", "required key is missing (or layers_block_type): "
+                       "the kind of each block");
+    }
+    TRY(get_pos(h, "num_hidden_layers", 0, &layers, &found));
+    if (found && layers != (int64_t)n)
+        return key_err(h, pat && !json_is_null(pat) ? "hybrid_override_pattern" : "layers_block_type",
+                       "names %zu blocks but num_hidden_layers is %lld", n, (long long)layers);
+    m->layers = (int64_t)n;
+    pt_strlcpy(m->hybrid, buf, sizeof m->hybrid);
+    return PT_OK;
+}
+
+static pt_status read_nemotron_h(const hf *h, const char *type, pt_model *m)
+{
+    int hd_found = 0, kv_found = 0, f = 0, has_moe, has_mamba;
+    const json_t *lat = json_object_get(h->obj, "moe_latent_size");
+    double scale = 1.0;
+    (void)type;
+    TRY(hybrid_pattern(h, m));
+    has_moe = strchr(m->hybrid, 'E') != NULL;
+    has_mamba = strchr(m->hybrid, 'M') != NULL;
+    TRY(get_pos(h, "hidden_size", 1, &m->hidden, NULL));
+    TRY(get_pos(h, "num_attention_heads", 1, &m->heads, NULL));
+    TRY(get_pos(h, "num_key_value_heads", 0, &m->kv_heads, &kv_found));
+    if (!kv_found) m->kv_heads = m->heads;
+    TRY(get_pos(h, "head_dim", 0, &m->head_dim, &hd_found));
+    TRY(heads_shape(h, m, "num_attention_heads", "hidden_size", "num_key_value_heads", hd_found));
+    TRY(get_pos(h, "vocab_size", 1, &m->vocab, NULL));
+    m->max_seq = 4096; /* NemotronHConfig default */
+    TRY(get_pos(h, "max_position_embeddings", 0, &m->max_seq, NULL));
+    m->ffn = 21504; /* NemotronHConfig default intermediate_size */
+    TRY(get_pos(h, "intermediate_size", strchr(m->hybrid, '-') != NULL, &m->ffn, NULL));
+    if (has_mamba) {
+        TRY(get_pos(h, "mamba_num_heads", 1, &m->mamba_heads, NULL));
+        TRY(get_pos(h, "mamba_head_dim", 1, &m->mamba_head_dim, NULL));
+        TRY(get_pos(h, "ssm_state_size", 1, &m->mamba_state, NULL));
+        TRY(get_pos(h, "n_groups", 1, &m->mamba_groups, NULL));
+        m->mamba_conv = 4;
+        m->mamba_chunk = 128;
+        TRY(get_pos(h, "conv_kernel", 0, &m->mamba_conv, NULL));
+        TRY(get_pos(h, "chunk_size", 0, &m->mamba_chunk, NULL));
+        if (m->mamba_heads % m->mamba_groups)
+            return key_err(h, "n_groups", "does not divide mamba_num_heads=%lld", (long long)m->mamba_heads);
+    }
+    if (has_moe) {
+        TRY(moe_counts(h, m, 8));
+        TRY(get_pos(h, "moe_intermediate_size", 1, &m->moe_ffn, NULL));
+        TRY(get_pos(h, "moe_shared_expert_intermediate_size", 0, &m->shared_ffn, NULL));
+        if (lat && !json_is_null(lat)) TRY(get_pos(h, "moe_latent_size", 1, &m->moe_latent, NULL));
+        /* every block that is not 'E' keeps no experts */
+        m->dense_layers = m->layers - pt_model_kind_layers(m, 'E', 0, m->layers);
+        m->router_sigmoid = 1;
+        m->router_expert_bias = 1;
+        TRY(get_bool(h, "norm_topk_prob", 1, &f));
+        TRY(get_posnum(h, "routed_scaling_factor", &scale));
+        m->router_topk_scale = scale == 1.0 ? 0.0 : scale;
+    } else if (json_object_get(h->obj, "n_routed_experts")) {
+        int64_t e = 0;
+        TRY(pt_json_int(h->jc, h->obj, h->path, "n_routed_experts", 0, 0, INT64_MAX, &e, NULL));
+        if (e > 0)
+            return key_err(h, "n_routed_experts", "gives experts but the pattern has no E (MoE) block");
+    }
+    {
+        int64_t z = 0;
+        TRY(pt_json_int(h->jc, h->obj, h->path, "num_nextn_predict_layers", 0, 0, PT_MODEL_DIM_MAX, &z, &f));
+        if (f) m->mtp_layers = z;
+    }
+    TRY(get_act(h, "mlp_hidden_act", "relu2", &m->act));
+    TRY(get_bool(h, "tie_word_embeddings", 0, &m->tied_embeddings));
+    TRY(get_bool(h, "mlp_bias", 0, &m->linear_bias));
+    TRY(get_bool(h, "attention_bias", 0, &m->qkv_bias));
+    TRY(get_drop(h, "attention_dropout", 0.0, &m->dropout));
+    TRY(get_drop(h, "hidden_dropout", 0.0, &m->dropout));
+    m->gated_mlp = 0;
+    m->norm_bias = 0;
+    m->learned_pos = 0;
+    m->rope_theta = 0.0;
+    return PT_OK;
+}
+
 /* ---- dispatch -------------------------------------------------------------- */
 
 typedef pt_status (*hf_reader)(const hf *h, const char *type, pt_model *m);
@@ -671,7 +808,7 @@ static const struct {
     {"qwen3", read_llama, 0},         {"nemotron", read_llama, 0},     {"gpt2", read_gpt2, 0},
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
-    {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},
+    {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
 };
 
 /* Mixture-of-experts model types Partita cannot read yet. */

@@ -30,6 +30,26 @@
  * against the model cards (tests/test_workload.c): Mixtral 8x7B 46.7B total,
  * 12.9B active; Qwen3-30B-A3B 30.5B / 3.3B; DeepSeek-V3 671B / 37B without
  * its multi-token-prediction module (the card's 685B includes 14B of MTP).
+ *
+ * Hybrid stacks (Nemotron-H, Nemotron 3; pt_model.hybrid): every block is
+ * one RMSNorm (h) and one mixer (transformers modeling_nemotron_h.py,
+ * Megatron-Core MambaLayer / TransformerLayer).  With d_inner = mamba_heads
+ * x mamba_head_dim = di, H heads, G groups, N state, K conv width:
+ *   'M' Mamba-2 (Dao & Gu 2024, arXiv 2405.21060, section 7 "Mamba-2
+ *       architecture"): in_proj h x (2 di + 2 G N + H) [z, x, B, C, dt],
+ *       depthwise conv1d over di + 2 G N channels (K weights and a bias
+ *       each: use_conv_bias), dt_bias, A_log and D (H each), the gated
+ *       RMSNorm (di), out_proj di x h;
+ *   '*' attention: q, k, v, o as above, no MLP;
+ *   '-' dense MLP of ffn (relu2, ungated: up, down);
+ *   'E' MoE: router h x E, E experts and the shared experts (ungated); with
+ *       LatentMoE (moe_latent = r > 0, Nemotron 3 Super/Ultra) the routed
+ *       experts work in width r between a down projection h x r and an up
+ *       projection r x h, so an expert is 2 r moe_ffn.
+ * Checked against the published counts (tests/test_hybrid.c): Nemotron 3
+ * Nano 31.58B total, 3.23B active without the input embedding (model card
+ * 31.6B / 3.2B); Nemotron 3 Super 120,668,687,360 and 12,770,216,960 active,
+ * the BF16 checkpoint's tensors less its multi-token-prediction module.
  */
 #include "workload/model.h"
 
@@ -55,6 +75,7 @@ static const char *const names[] = {
     "deepseek-v3",   "gpt-oss-120b",
     "llama3.1-8b",   "llama3.3-70b",  "deepseek-r1", "falcon-180b", "gpt-j-6b", /* serving (issue 16) */
     "gpt-oss-20b",   "kimi-k2", /* NeMo AutoModel's benchmarks (issue 15) */
+    "nemotron-v3-nano-30b-a3b", "nemotron-v3-super-120b-a12b", /* hybrid Mamba-2 (issue 15) */
 };
 
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
@@ -85,7 +106,29 @@ static int64_t cadd(int64_t a, int64_t b, int *ovf)
     return a + b;
 }
 
-/* Attention of one layer with its two norms. */
+static int64_t kind_layers(const pt_model *m, char k, int64_t lo, int64_t hi)
+{
+    int64_t n = 0, len = (int64_t)strlen(m->hybrid);
+    for (int64_t i = lo < 0 ? 0 : lo; i < hi && i < len; i++) n += m->hybrid[i] == k;
+    return n;
+}
+
+/* One Mamba-2 block with its norm (see the header). */
+static int64_t mamba_params(const pt_model *m, int *ovf)
+{
+    int64_t h = m->hidden, H = m->mamba_heads;
+    int64_t di = cmul(H, m->mamba_head_dim, ovf);
+    int64_t gn = cmul(2, cmul(m->mamba_groups, m->mamba_state, ovf), ovf); /* B and C */
+    int64_t conv_ch = cadd(di, gn, ovf);
+    int64_t n = cmul(h, cadd(cadd(cmul(2, di, ovf), gn, ovf), H, ovf), ovf); /* in_proj */
+    n = cadd(n, cmul(conv_ch, cadd(m->mamba_conv, 1, ovf), ovf), ovf);       /* conv1d + bias */
+    n = cadd(n, cmul(3, H, ovf), ovf);                                       /* dt_bias, A_log, D */
+    n = cadd(n, di, ovf);                                                    /* gated RMSNorm */
+    n = cadd(n, cmul(di, h, ovf), ovf);                                      /* out_proj */
+    return cadd(n, h, ovf);                                                  /* block norm */
+}
+
+/* Attention of one layer with its two norms (a hybrid attention block: one). */
 static int64_t attn_params(const pt_model *m, int *ovf)
 {
     int64_t h = m->hidden;
@@ -122,7 +165,7 @@ static int64_t attn_params(const pt_model *m, int *ovf)
             n = cadd(n, qkv_out, ovf);
         }
     }
-    n = cadd(n, cmul(m->norm_bias ? 4 : 2, h, ovf), ovf); /* two norms */
+    n = cadd(n, cmul(m->hybrid[0] ? 1 : m->norm_bias ? 4 : 2, h, ovf), ovf); /* two norms */
     return n;
 }
 
@@ -140,15 +183,19 @@ static int64_t mlp_params(const pt_model *m, int64_t f, int bias, int *ovf)
 
 static int64_t experts_params(const pt_model *m, int64_t count, int *ovf)
 {
+    if (m->moe_latent > 0) /* LatentMoE: up and down in the latent width */
+        return cmul(count, cmul(m->gated_mlp ? 3 : 2, cmul(m->moe_latent, m->moe_ffn, ovf), ovf), ovf);
     return cmul(count, mlp_params(m, m->moe_ffn, m->expert_bias, ovf), ovf);
 }
 
-/* Router (h x experts, with a bias in gpt_oss) and the shared experts. */
+/* Router (h x experts, with a bias in gpt_oss), the shared experts and
+ * LatentMoE's two projections. */
 static int64_t moe_other_params(const pt_model *m, int *ovf)
 {
     int64_t n = cmul(m->experts, m->hidden, ovf);
     if (m->expert_bias) n = cadd(n, m->experts, ovf);
     if (m->shared_ffn > 0) n = cadd(n, mlp_params(m, m->shared_ffn, 0, ovf), ovf);
+    if (m->moe_latent > 0) n = cadd(n, cmul(2, cmul(m->hidden, m->moe_latent, ovf), ovf), ovf);
     return n;
 }
 
@@ -157,12 +204,42 @@ static int64_t moe_layers(const pt_model *m)
     return m->experts > 0 ? m->layers - m->dense_layers : 0;
 }
 
+/* A hybrid model's blocks with `active` routed experts per MoE block. */
+static int64_t hybrid_params(const pt_model *m, int64_t active, int *ovf)
+{
+    int64_t L = m->layers, h = m->hidden;
+    int64_t n = cmul(kind_layers(m, 'M', 0, L), mamba_params(m, ovf), ovf);
+    n = cadd(n, cmul(kind_layers(m, '*', 0, L), attn_params(m, ovf), ovf), ovf);
+    n = cadd(n, cmul(kind_layers(m, '-', 0, L), cadd(mlp_params(m, m->ffn, m->linear_bias, ovf), h, ovf), ovf),
+             ovf);
+    if (m->experts > 0)
+        n = cadd(n, cmul(kind_layers(m, 'E', 0, L),
+                         cadd(cadd(experts_params(m, active, ovf), moe_other_params(m, ovf), ovf), h, ovf), ovf),
+                 ovf);
+    return n;
+}
+
+/* The largest block of a hybrid model (a MoE block with all its experts). */
+static int64_t hybrid_largest(const pt_model *m, int *ovf)
+{
+    int64_t h = m->hidden, best = 0, v[4];
+    v[0] = kind_layers(m, 'M', 0, m->layers) ? mamba_params(m, ovf) : 0;
+    v[1] = kind_layers(m, '*', 0, m->layers) ? attn_params(m, ovf) : 0;
+    v[2] = kind_layers(m, '-', 0, m->layers) ? cadd(mlp_params(m, m->ffn, m->linear_bias, ovf), h, ovf) : 0;
+    v[3] = m->experts > 0 ? cadd(cadd(experts_params(m, m->experts, ovf), moe_other_params(m, ovf), ovf), h, ovf)
+                          : 0;
+    for (int i = 0; i < 4; i++)
+        if (v[i] > best) best = v[i];
+    return best;
+}
+
 /* Layer parameters with `active` routed experts per MoE layer (all of them
  * for the total). */
 static int64_t layers_params(const pt_model *m, int64_t active, int *ovf)
 {
-    int64_t attn = attn_params(m, ovf);
-    int64_t nmoe = moe_layers(m), ndense = m->layers - nmoe;
+    int64_t attn, nmoe = moe_layers(m), ndense = m->layers - nmoe;
+    if (m->hybrid[0]) return hybrid_params(m, active, ovf);
+    attn = attn_params(m, ovf);
     int64_t n = cmul(ndense, cadd(attn, mlp_params(m, m->ffn, m->linear_bias, ovf), ovf), ovf);
     if (nmoe > 0) {
         int64_t moe = cadd(attn, cadd(experts_params(m, active, ovf), moe_other_params(m, ovf), ovf), ovf);
@@ -173,6 +250,7 @@ static int64_t layers_params(const pt_model *m, int64_t active, int *ovf)
 
 static int64_t layer_params(const pt_model *m, int *ovf)
 {
+    if (m->hybrid[0]) return hybrid_largest(m, ovf);
     if (moe_layers(m) > 0)
         return cadd(attn_params(m, ovf),
                     cadd(experts_params(m, m->experts, ovf), moe_other_params(m, ovf), ovf), ovf);
@@ -253,6 +331,22 @@ int64_t pt_model_moe_other_params(const pt_model *m)
 
 int64_t pt_model_moe_layers(const pt_model *m) { return moe_layers(m); }
 
+int64_t pt_model_kind_layers(const pt_model *m, char k, int64_t lo, int64_t hi)
+{
+    assert(m);
+    return kind_layers(m, k, lo, hi);
+}
+
+int64_t pt_model_mamba_params(const pt_model *m)
+{
+    int ovf = 0;
+    int64_t n;
+    assert(m);
+    if (!m->hybrid[0]) return 0;
+    n = mamba_params(m, &ovf);
+    return ovf ? -1 : n;
+}
+
 /* ---- shape checks ---------------------------------------------------------- */
 
 pt_status pt_model_check(const pt_model *m, pt_diag *d)
@@ -328,6 +422,34 @@ pt_status pt_model_check(const pt_model *m, pt_diag *d)
             snprintf(v, sizeof v, "%lld", (long long)mla[i].v);
             return pt_diag_set(d, NULL, mla[i].key, v, "%s: %s is not in [%lld, %lld]", mla[i].key, v,
                                (long long)mla[i].lo, (long long)PT_MODEL_DIM_MAX);
+        }
+    }
+    if (m->hybrid[0]) {
+        const struct {
+            const char *key;
+            int64_t v;
+        } mb[] = {
+            {"mamba_num_heads", m->mamba_heads}, {"mamba_head_dim", m->mamba_head_dim},
+            {"ssm_state_size", m->mamba_state},  {"n_groups", m->mamba_groups},
+            {"conv_kernel", m->mamba_conv},      {"chunk_size", m->mamba_chunk},
+        };
+        size_t len = strlen(m->hybrid), bad = strspn(m->hybrid, "M*-E");
+        if (bad < len || (int64_t)len != m->layers) {
+            snprintf(v, sizeof v, "%.60s", m->hybrid);
+            return pt_diag_set(d, NULL, "hybrid_override_pattern", v,
+                               "hybrid_override_pattern: \"%s\" is not one of M, *, - or E per layer for "
+                               "num_hidden_layers=%lld", v, (long long)m->layers);
+        }
+        for (size_t i = 0; i < sizeof mb / sizeof mb[0] && strchr(m->hybrid, 'M'); i++) {
+            if (mb[i].v >= 1 && mb[i].v <= PT_MODEL_DIM_MAX) continue;
+            snprintf(v, sizeof v, "%lld", (long long)mb[i].v);
+            return pt_diag_set(d, NULL, mb[i].key, v, "%s: %s is not in [1, %lld]", mb[i].key, v,
+                               (long long)PT_MODEL_DIM_MAX);
+        }
+        if (m->mamba_heads % (m->mamba_groups > 0 ? m->mamba_groups : 1)) {
+            snprintf(v, sizeof v, "%lld", (long long)m->mamba_groups);
+            return pt_diag_set(d, NULL, "n_groups", v, "n_groups: %s does not divide mamba_num_heads=%lld", v,
+                               (long long)m->mamba_heads);
         }
     }
     if (m->window < 0 || m->window_layers < 0 || m->window_layers > m->layers) {

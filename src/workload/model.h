@@ -13,6 +13,10 @@
  *   - a MoE model (experts > 0) has 1 <= topk <= experts, moe_ffn in
  *     [1, PT_MODEL_DIM_MAX], shared_ffn >= 0 and 0 <= dense_layers <= layers;
  *     an MLA model (mla = 1) has kv_lora, qk_nope, qk_rope, v_head >= 1;
+ *   - a hybrid model (hybrid[0] != 0) has one of M, *, -, E per layer
+ *     (strlen(hybrid) == layers), and with Mamba blocks mamba_heads,
+ *     mamba_head_dim, mamba_state, mamba_groups, mamba_conv, mamba_chunk in
+ *     [1, PT_MODEL_DIM_MAX] with mamba_groups dividing mamba_heads;
  *   - the whole parameter count is at most PT_MODEL_PARAMS_MAX, so every
  *     product in pt_model_params (and in cost code using these fields the same
  *     way) fits in int64_t.

@@ -13,7 +13,7 @@
 # - a size is matched whole: "GPT-OSS 20B" is gpt-oss-20b, not gpt-oss-120b
 #   (it is priced faster per GPU than the 120B on the same 8 GPUs), and a
 #   size no catalog model has ("GPT-OSS 7B") is skipped;
-# - Kimi K2 (blank shape) is the catalog's kimi-k2; Nemotron V3 Nano (a
+# - Kimi K2 (blank shape) is the catalog's kimi-k2; Nemotron V3 Ultra (a
 #   hybrid Mamba model the catalog lacks) is skipped, no shape made up;
 # - 61 layers over pp=4 vpp=8 (NeMo AutoModel's DeepSeek-V3,
 #   layers_per_stage 2) is priced, the virtual stages as even as they go;
@@ -51,7 +51,7 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,GPT-OSS 120B,120,,,,,,4096,,,,H100-SXM5-80GB,64,1,1,64,1,,,2,512,full,no,3,iter_time_s,1,bf16; ep_size 64 (table shows EP -)"
     echo "t,GPT-OSS 120B,120,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,,,2,256,full,no,3,iter_time_s,1,bf16"
     echo "t,GPT-OSS 7B,7,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,,,2,256,full,no,3,iter_time_s,1,bf16"
-    echo "t,Nemotron V3 Nano 30B,30,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,8,,4,512,full,no,3,iter_time_s,1,bf16"
+    echo "t,Nemotron V3 Ultra 550B,550,,,,,,4096,,,,H100-SXM5-80GB,8,1,1,8,1,8,,4,512,full,no,3,iter_time_s,1,bf16"
     echo "t,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16"
     echo "t,DeepSeek-V4-Flash,,43,4096,64,,,4096,,256,6,GB200-NVL72,128,1,1,128,1,64,,1,2048,,yes,1,iter_time_s,1,\"mxfp8; moe_ffn_hidden 2048, shared expert 2048; moe_layer_freq ([0]*3+[1]*40); tokenizer unsloth/DeepSeek-V3; x\""
     echo "t,DeepSeek-V4-Flash,,43,4096,64,,,4096,,256,6,GB200-NVL72,128,1,1,128,1,64,,1,2048,,yes,1,iter_time_s,1,mxfp8; x"
@@ -97,7 +97,7 @@ if not priced(7) or not priced(9) or not rows[7]["predicted"] < 0.5 * rows[9]["p
 if "no catalog model" not in rows[10].get("skipped", ""):
     bad.append("GPT-OSS 7B matched a catalog model: %s" % rows[10])
 if "no catalog model" not in rows[11].get("skipped", ""):
-    bad.append("Nemotron V3 Nano (not in the catalog) not skipped as such: %s" % rows[11])
+    bad.append("Nemotron V3 Ultra (not in the catalog) not skipped as such: %s" % rows[11])
 if not priced(12) or "pp=4" not in rows[12]["strategy"] or "vpp=8" not in rows[12]["strategy"]:
     bad.append("DeepSeek-V3 at pp=4 vpp=8 not priced: %s" % rows[12])
 # experts 2048 wide, 3 dense layers, DeepSeek's vocabulary against experts

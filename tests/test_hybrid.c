@@ -1,0 +1,262 @@
+/*
+ * test_hybrid.c -- hybrid Mamba-2 / attention / MLP / MoE models (issue 15):
+ * the nemotron_h config reader, parameter and FLOP counts derived by hand
+ * for a small stack, the published counts of Nemotron 3 Nano and Super, the
+ * cost model's per-block pricing (time and utilisation count one number,
+ * tensor parallelism splits it, a pipeline stage holds its own blocks),
+ * refusals with the field and value named, and serving refused.
+ */
+#include <math.h>
+
+#include "helpers.h"
+#include "cost/cost.h"
+#include "cost/infer.h"
+#include "workload/model.h"
+
+/* A small stack, one block of each kind: Mamba-2, attention, MLP, MoE. */
+#define SMALL_KEYS                                                                                      \
+    "\"model_type\": \"nemotron_h\", \"hidden_size\": 64, "                    \
+    "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"head_dim\": 16, "                        \
+    "\"intermediate_size\": 128, \"mamba_num_heads\": 4, \"mamba_head_dim\": 32, "                      \
+    "\"n_groups\": 2, \"conv_kernel\": 4, \"chunk_size\": 8, \"n_routed_experts\": 4, "                  \
+    "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32, "                                       \
+    "\"moe_shared_expert_intermediate_size\": 64, \"vocab_size\": 1000, \"max_position_embeddings\": 64"
+#define SMALL                                                                                           \
+    "{" SMALL_KEYS ", \"ssm_state_size\": 16, \"num_hidden_layers\": 4, \"hybrid_override_pattern\": \"M*-E\"}"
+
+static pt_model parse(const char *text)
+{
+    pt_model m;
+    pt_diag d;
+    memset(&m, 0, sizeof m);
+    if (pt_hf_parse(text, "config.json", &m, &d) != PT_OK) fail_msg("%s", d.msg);
+    return m;
+}
+
+/* Parameters by hand (h 64, d_inner = 4 heads x 32 = 128, 2 groups of
+ * state 16, conv 4, vocab 1000, relu2 MLPs, RMSNorm, untied):
+ *   Mamba-2: in_proj 64 x (2*128 + 2*2*16 + 4) = 64 x 324 = 20736; conv1d
+ *     over 128 + 64 = 192 channels, 4 weights and a bias each: 960;
+ *     dt_bias, A_log, D: 12; gated norm 128; out_proj 128 x 64 = 8192;
+ *     block norm 64: 30092;
+ *   attention: q 64 x 64, k and v 64 x 32 each, o 64 x 64: 12288, norm 64: 12352;
+ *   MLP: up and down 2 x 64 x 128 = 16384, norm 64: 16448;
+ *   MoE: router 4 x 64 = 256, 4 experts of 2 x 64 x 32 = 4096 each (16384),
+ *     shared 2 x 64 x 64 = 8192, norm 64: 24896 (2 experts: 16704);
+ *   embedding and output layer 2 x 64000, final norm 64.
+ * Total 30092 + 12352 + 16448 + 24896 + 128064 = 211852; active 203660. */
+static void test_small_params(void **state)
+{
+    pt_model m = parse(SMALL);
+    (void)state;
+    assert_int_equal(m.layers, 4);
+    assert_string_equal(m.hybrid, "M*-E");
+    assert_string_equal(m.family, "nemotron_h");
+    assert_int_equal(m.experts, 4);
+    assert_int_equal(m.topk, 2);
+    assert_int_equal(pt_model_moe_layers(&m), 1);
+    assert_int_equal(pt_model_kind_layers(&m, 'M', 0, 4), 1);
+    assert_int_equal(pt_model_kind_layers(&m, 'E', 0, 3), 0);
+    assert_int_equal(pt_model_mamba_params(&m), 30092);
+    assert_int_equal(pt_model_attn_params(&m), 12352);
+    assert_int_equal(pt_model_layer_params(&m), 30092); /* the largest block */
+    assert_int_equal(pt_model_params(&m), 211852);
+    assert_int_equal(pt_model_active_params(&m), 203660);
+    assert_true(m.act == PT_ACT_RELU2 && !m.gated_mlp && !m.norm_bias && !m.tied_embeddings);
+}
+
+/* Forward FLOPs per token by hand (2 per weight of every GEMM):
+ *   Mamba-2: projections 2 x (20736 + 8192) = 57856; conv1d 2 x 4 x 192 =
+ *     1536; SSD scan with chunk Q = 8 (Dao & Gu 2024 section 6): per group
+ *     2QN = 256 (x 2 groups = 512), per head 2QP + 4NP = 512 + 2048 (x 4
+ *     heads = 10240): 70144;
+ *   attention: 2 x 12288 = 24576, core 2 x (s/2 = 32 keys) x 4 heads x
+ *     (16 + 16) = 8192: 32768;
+ *   MLP: 2 x 16384 = 32768;  MoE: 2 x (256 + 8192 + 2 x 4096) = 33280.
+ * 168960 forward; a training step 3 x 168960 + 6 x 1000 x 64 (logits) =
+ * 890880 per token, 128 tokens (s 64, batch 2): 114032640. */
+static void test_small_flops(void **state)
+{
+    pt_model m = parse(SMALL);
+    (void)state;
+    th_near_rel(pt_cost_model_flops(&m, 64, 2), 114032640.0, 1e-12, "model FLOPs of the small stack");
+}
+
+/* Time and utilisation count one number: the FLOPs the blocks are priced
+ * with (per micro-batch on one device) are the model's, and tp=2 halves
+ * them (heads and groups split; Megatron-Core MambaMixer). */
+static void test_time_counts_model_flops(void **state)
+{
+    pt_model m = parse(SMALL);
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(64, 16, 1);
+    pt_strategy st = th_strategy("tp=1 pp=1 dp=8 mbs=2 gbs=16", &m, &c, &j);
+    pt_strategy st2 = th_strategy("tp=2 pp=1 dp=4 mbs=2 gbs=16", &m, &c, &j);
+    pt_cost_prep pr, pr2;
+    pt_cost cost;
+    (void)state;
+    pt_cost_prepare(&m, &c, &j, &st, &pr);
+    pt_cost_prepare(&m, &c, &j, &st2, &pr2);
+    th_near_rel(pr.flops_f, 128.0 * 168960.0, 1e-12, "forward FLOPs of one micro-batch of 128 tokens");
+    th_near_rel(3.0 * pr.flops_f * 8.0 + 6.0 * 1000.0 * 64.0 * 64.0 * 16.0, pt_cost_model_flops(&m, 64, 16), 1e-12,
+                "the priced FLOPs are the model's");
+    th_near_rel(pr2.flops_f, 0.5 * pr.flops_f, 1e-12, "tp=2 splits every block");
+    assert_true(pr.kind[0].f > 0 && pr.kind[1].f > 0 && pr.kind[2].f > 0 && pr.kind[3].f > 0);
+    assert_true(pr.kind[3].ep_f == 0); /* ep = 1: no all-to-all */
+    pt_cost_eval(&m, &c, &j, &st, &cost);
+    assert_true(cost.step_time_s > 0 && cost.mfu > 0 && cost.hfu >= cost.mfu && cost.hfu < 1.0);
+}
+
+/* A pipeline stage holds its own blocks: with pp=2 the first stage holds the
+ * Mamba-2 and attention blocks and the embedding (30092 + 12352 + 64000),
+ * the last the MLP, the MoE block without its experts and the final norm
+ * and output layer (16448 + 8512 + 64 + 64000); and its time follows them:
+ * a stack whose MoE blocks come last puts more time on its last stage. */
+static void test_stages_follow_blocks(void **state)
+{
+    pt_model m = parse(SMALL);
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(64, 16, 1);
+    pt_strategy st = th_strategy("tp=1 pp=2 dp=4 mbs=2 gbs=16", &m, &c, &j);
+    (void)state;
+    th_near_rel(pt_cost_stage_params(&m, &st, 1, 0, -1), 30092.0 + 12352.0 + 64000.0, 1e-12, "first stage");
+    th_near_rel(pt_cost_stage_params(&m, &st, 0, 1, -1), 16448.0 + 8512.0 + 64.0 + 64000.0, 1e-12, "last stage");
+    {
+        pt_model a = parse("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"num_hidden_layers\": 8, "
+                           "\"hybrid_override_pattern\": \"MM**EE--\"}");
+        pt_model b = parse("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"num_hidden_layers\": 8, "
+                           "\"hybrid_override_pattern\": \"EE--MM**\"}");
+        pt_strategy sa = th_strategy("tp=1 pp=1 dp=8 mbs=2 gbs=16", &a, &c, &j);
+        pt_strategy sb = th_strategy("tp=1 pp=1 dp=8 mbs=2 gbs=16", &b, &c, &j);
+        pt_cost ca, cb;
+        pt_cost_eval(&a, &c, &j, &sa, &ca);
+        pt_cost_eval(&b, &c, &j, &sb, &cb);
+        /* pp = 1: the same blocks in another order cost the same */
+        th_near_rel(ca.time.compute, cb.time.compute, 1e-12, "order does not matter at pp=1");
+        th_near_rel(ca.model_flops, cb.model_flops, 1e-12, "model FLOPs do not depend on the order");
+    }
+    {
+        /* pp = 2 on a larger stack: Mamba-2 and attention blocks all on the
+         * first stage make it the slowest, so the step is slower than with
+         * the kinds spread over both stages (the same blocks, the same FLOPs) */
+#define WIDE(pat)                                                                                        \
+    "{\"model_type\": \"nemotron_h\", \"hidden_size\": 2048, \"hybrid_override_pattern\": \"" pat "\", " \
+    "\"num_attention_heads\": 16, \"num_key_value_heads\": 2, \"head_dim\": 128, \"intermediate_size\": 8192, " \
+    "\"mamba_num_heads\": 32, \"mamba_head_dim\": 64, \"ssm_state_size\": 128, \"n_groups\": 8, "          \
+    "\"n_routed_experts\": 64, \"num_experts_per_tok\": 4, \"moe_intermediate_size\": 1024, "              \
+    "\"vocab_size\": 32000, \"max_position_embeddings\": 4096}"
+        pt_model a = parse(WIDE("MMMM****EEEE----")), b = parse(WIDE("M*E-M*E-M*E-M*E-"));
+        pt_job jw = th_job(4096, 64, 1);
+        pt_strategy sa = th_strategy("tp=1 pp=2 dp=4 mbs=1 gbs=64", &a, &c, &jw);
+        pt_strategy sb = th_strategy("tp=1 pp=2 dp=4 mbs=1 gbs=64", &b, &c, &jw);
+        pt_cost ca, cb;
+        pt_cost_eval(&a, &c, &jw, &sa, &ca);
+        pt_cost_eval(&b, &c, &jw, &sb, &cb);
+        th_near_rel(ca.model_flops, cb.model_flops, 1e-12, "the same blocks");
+        if (!(ca.time.compute > 1.1 * cb.time.compute))
+            fail_msg("unbalanced stages %g s not slower than spread kinds %g s", ca.time.compute, cb.time.compute);
+#undef WIDE
+    }
+}
+
+/* Nemotron 3 Nano (NVIDIA, arXiv 2512.20848): 31.6B total, 3.2B active
+ * without the input embedding (3.6B with both embedding matrices);
+ * 23 Mamba-2, 23 MoE and 6 attention blocks. */
+static void test_nemotron3_nano(void **state)
+{
+    pt_model m = th_model("nemotron-v3-nano-30b-a3b");
+    double emb = (double)(m.vocab * m.hidden);
+    (void)state;
+    assert_int_equal(m.layers, 52);
+    assert_int_equal(pt_model_kind_layers(&m, 'M', 0, 52), 23);
+    assert_int_equal(pt_model_kind_layers(&m, 'E', 0, 52), 23);
+    assert_int_equal(pt_model_kind_layers(&m, '*', 0, 52), 6);
+    th_near_rel((double)pt_model_params(&m), 31.6e9, 0.01, "Nemotron 3 Nano total parameters");
+    th_near_rel((double)pt_model_active_params(&m) - emb, 3.2e9, 0.01, "Nemotron 3 Nano active parameters");
+    th_near_rel((double)pt_model_active_params(&m), 3.6e9, 0.01, "... with the embeddings");
+}
+
+/* Nemotron 3 Super (LatentMoE): the BF16 checkpoint's 123,611,012,096
+ * weights less its 2,942,324,736 of multi-token prediction; a token leaves
+ * 107,898,470,400 expert weights unused (40 blocks x 490 experts x
+ * 2 x 1024 x 2688). */
+static void test_nemotron3_super(void **state)
+{
+    pt_model m = th_model("nemotron-v3-super-120b-a12b");
+    (void)state;
+    assert_int_equal(m.moe_latent, 1024);
+    assert_int_equal(pt_model_params(&m), INT64_C(123611012096) - INT64_C(2942324736));
+    assert_int_equal(pt_model_params(&m) - pt_model_active_params(&m), INT64_C(107898470400));
+}
+
+static void expect_refused(const char *text, const char *field, const char *value_part, const char *msg_part)
+{
+    pt_model m;
+    pt_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(pt_hf_parse(text, "config.json", &m, &d), PT_EINPUT);
+    assert_string_equal(d.field, field);
+    assert_string_equal(d.file, "config.json");
+    if (value_part[0]) assert_true(d.line == 1 && d.col > 0); /* a missing key has no place */
+    if (!strstr(d.value, value_part)) fail_msg("value \"%s\" lacks \"%s\"", d.value, value_part);
+    if (!strstr(d.msg, msg_part)) fail_msg("message \"%s\" lacks \"%s\"", d.msg, msg_part);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    expect_refused("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"hybrid_override_pattern\": \"M*X-\"}",
+                   "hybrid_override_pattern", "M*X-", "holds 'X' at layer 2");
+    expect_refused("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"num_hidden_layers\": 4, "
+                   "\"hybrid_override_pattern\": \"M*-E-\"}",
+                   "hybrid_override_pattern", "M*-E-", "names 5 blocks but num_hidden_layers is 4");
+    expect_refused("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"hybrid_override_pattern\": 7}",
+                   "hybrid_override_pattern", "7", "is not a string");
+    expect_refused("{" SMALL_KEYS ", \"hybrid_override_pattern\": \"M*-E\"}", "ssm_state_size", "",
+                   "required key is missing");
+    expect_refused("{\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_attention_heads\": 4, "
+                   "\"vocab_size\": 1000, \"mamba_num_heads\": 4, \"mamba_head_dim\": 32, \"ssm_state_size\": 16, "
+                   "\"n_groups\": 3, \"hybrid_override_pattern\": \"M*\"}",
+                   "n_groups", "3", "does not divide mamba_num_heads=4");
+    expect_refused("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"layers_block_type\": "
+                   "[\"mamba\", \"attention\", \"mlp\", \"ssm\"]}",
+                   "layers_block_type", "", "at layer 3");
+}
+
+/* transformers' newer layers_block_type list reads as the pattern. */
+static void test_layers_block_type(void **state)
+{
+    pt_model a = parse(SMALL);
+    pt_model b = parse("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"layers_block_type\": "
+                       "[\"mamba\", \"attention\", \"mlp\", \"moe\"]}");
+    (void)state;
+    assert_string_equal(b.hybrid, "M*-E");
+    assert_int_equal(pt_model_params(&a), pt_model_params(&b));
+}
+
+/* Serving prices attention and a KV cache in every layer: a hybrid model is
+ * refused, naming it. */
+static void test_serving_refused(void **state)
+{
+    pt_model m = parse(SMALL);
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_infer_cfg cfg;
+    pt_diag d;
+    (void)state;
+    pt_infer_cfg_default(&cfg);
+    assert_int_equal(pt_infer_check(&m, &c, &cfg, &d), PT_EINPUT);
+    assert_string_equal(d.field, "model");
+    assert_non_null(strstr(d.msg, "hybrid Mamba-2"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_params),     cmocka_unit_test(test_small_flops),
+        cmocka_unit_test(test_time_counts_model_flops), cmocka_unit_test(test_stages_follow_blocks),
+        cmocka_unit_test(test_nemotron3_nano),   cmocka_unit_test(test_nemotron3_super),
+        cmocka_unit_test(test_refusals),         cmocka_unit_test(test_layers_block_type),
+        cmocka_unit_test(test_serving_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
