@@ -1715,10 +1715,10 @@ static double beside(double x, double c, const pt_cost_dp *k)
     return x * sx * (1.0 - 1.0 / sc);
 }
 
-/* What o seconds of collectives overlapping compute on the step's critical
- * path cost it: the compute loses 1 - 1/slow_c of each (ZeRO 0-2, whose
- * reductions and gathers are placed against the compute without it: each
- * rank's overlap delays the pipeline's fill or drain chain through it). */
+/* What o seconds of collectives beside compute the step waits for cost it:
+ * the compute loses 1 - 1/slow_c of each (ZeRO 0-2 at pp=1, whose
+ * reductions and gathers dp_drain and dp_fill place against the compute
+ * without the slowdown). */
 static double dp_contention(const pt_cost_dp *k, double o)
 {
     return o > 0 ? o * k->slow * (1.0 - 1.0 / k->slow_c) : 0.0;
@@ -1798,20 +1798,20 @@ static double dp_fill_at(const dpseg *s, int ns, int64_t *at)
 
 /* The reductions' seconds beside each bucket's compute as the FIFO stream
  * runs them (r released at each bucket's end), of the buckets before
- * `stop`: those before `cut` into *pre, the rest into *post.  What runs
- * beside the buckets from dp_drain_at's bucket on is left out: the stream
- * sets the pace there, and slower compute beside it costs nothing. */
-static void dp_beside_split(const dpseg *sg, int ns, int64_t cut, int64_t stop, double *pre, double *post)
+ * `stop`.  What runs beside the buckets from dp_drain_at's bucket on is
+ * left out: the stream sets the pace there, and slower compute beside it
+ * costs nothing. */
+static double dp_beside(const dpseg *sg, int ns, int64_t stop)
 {
-    double q = 0;
+    double q = 0, o = 0;
     int64_t k = 0;
-    *pre = *post = 0;
     for (int i = 0; i < ns; i++)
         for (int64_t j = 0; j < sg[i].n && k < stop; j++, k++) {
-            double o = q < sg[i].c ? q : sg[i].c;
-            *(k < cut ? pre : post) += o;
-            q += sg[i].r - o;
+            double x = q < sg[i].c ? q : sg[i].c;
+            o += x;
+            q += sg[i].r - x;
         }
+    return o;
 }
 
 /* The gathers dp_fill_at's bucket `at` did not wait for: each ran beside
@@ -2083,23 +2083,17 @@ out:
 
 #define DP_MAX_CHUNKS 64
 /* One stage's part of the step's exposed data-parallel time:
- *  - ZeRO 0-2: the reductions of the last micro-batch's gradient pass (B,
- *    or W for split schedules) draining past it (dp_drain; an interleaved
- *    rank's other chunks end their last backward earlier, the other
- *    micro-batches' chunks between them), less the stage's slack; the first
- *    stage's wait for the parameter gathers issued at the step's start
- *    (ZeRO 1-2, dp_fill);
+ *  - ZeRO 0-2 (pp=1 only: with a pipeline dp_stages_replay replays them):
+ *    the reductions of the last micro-batch's gradient pass (B, or W for a
+ *    split schedule) draining past it (dp_drain), the wait for the
+ *    parameter gathers issued at the step's start (ZeRO 1-2, dp_fill), and
+ *    what both slow of the compute they overlap (dp_contention);
  *  - ZeRO-3: each operation's gathers and reduce-scatters per micro-batch
  *    (dp_gather_op, dp_backward_op), the stage's pace with them, and a
  *    split schedule's last weight-gradient reduce-scatters. */
 typedef struct dp_part {
     double drain, fill, e, pace, w;
-    double over;     /* ZeRO 0-2: collectives beside the stage's compute on the
-                        pipeline's fill or drain chain (its first forwards,
-                        its last chunk's last gradient pass)              */
-    double over_par; /* ... beside other micro-batches' compute (an
-                        interleaved rank's earlier chunks), which every
-                        rank runs at about the same time                  */
+    double over; /* ZeRO 0-2: collectives beside compute the step waits for */
 } dp_part;
 
 static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp,
@@ -2107,7 +2101,7 @@ static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst
 {
     dpseg sg[2 * DP_MAX_CHUNKS + 2];
     int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
-    int il = st->schedule == PT_SCHED_INTERLEAVED, v = il ? st->vpp : 1, first = s->first, last = s->last, ns;
+    int il = st->schedule == PT_SCHED_INTERLEAVED, v = il ? st->vpp : 1, first = s->first, last = s->last;
     double half = split ? 0.5 : 1.0;
     double rg = Pst > 0 ? k->grad / Pst : 0, ra = Pst > 0 ? k->gather / Pst : 0, rr = Pst > 0 ? k->scatter / Pst : 0;
     double erg = Pexp > 0 ? k->e_grad / Pexp : 0, era = Pexp > 0 ? k->e_gather / Pexp : 0;
@@ -2123,43 +2117,20 @@ static void dp_stage_part(const pt_strategy *st, const pt_cost_dp *k, double Pst
     H = (dpseg){last, ra * Phead, s->head_f, 0};
     if (k->zero <= 2) {
         /* the last gradient pass, in its order: the output layer, the
-         * chunks (last to first), the embedding; chunk backwards between
-         * an interleaved rank's chunks' last gradient passes: the other
-         * micro-batches' */
-        double gap_b = st->pp - 1.0;
-        ns = 0;
-        sg[ns++] = (dpseg){H.n, 0, s->head_b * half, (rg * Phead)};
-        for (int i = 0; i < v; i++) {
-            sg[ns++] = (dpseg){i < v - 1 ? n1 : ni - n1 * (v - 1), 0, b * half, rg * P + erg * Pe};
-            if (il && i < v - 1) sg[ns++] = (dpseg){1, 0, gap_b * (double)n1 * b * half, 0};
-        }
-        sg[ns++] = (dpseg){E.n, 0, s->emb_b * half, rg * Pemb};
-        {
-            /* the chain: from the last chunk's buckets on (all of them
-             * without interleaving) */
-            int64_t cut = 0, at;
-            for (int i = 0; i < ns - 2; i++) cut += sg[i].n;
-            o->drain = dp_drain_at(sg, ns, &at) - s->slack;
-            if (o->drain <= 0) at = -1; /* the stage's slack takes the stream's tail */
-            dp_beside_split(sg, ns, il ? cut : 0, at < 0 ? dpseg_count(sg, ns) : at + 1, &o->over_par, &o->over);
-        }
-        if (first && k->gather + k->e_gather > 0) {
-            /* the parameters in the order the first rank first uses
-             * them: an interleaved chunk's first forward comes after
-             * the previous chunk's for the pp - 1 micro-batches ahead */
-            double gap = (st->pp - 1.0) * (double)n1 * s->f;
-            ns = 0;
-            sg[ns++] = E;
-            for (int i = 0; i < v; i++) {
-                sg[ns] = L, sg[ns++].n = i < v - 1 ? n1 : ni - n1 * (v - 1);
-                if (i < v - 1) sg[ns++] = (dpseg){1, 0, gap, 0};
-            }
-            sg[ns++] = H;
-            {
-                int64_t at;
-                o->fill = dp_fill_at(sg, ns, &at);
-                o->over += dp_fill_beside(sg, ns, at);
-            }
+         * layers (last to first), the embedding; the overlap charged up to
+         * the bucket from whose release on the stream sets the pace */
+        int64_t at;
+        assert(st->pp == 1);
+        sg[0] = (dpseg){H.n, 0, s->head_b * half, rg * Phead};
+        sg[1] = (dpseg){ni, 0, b * half, rg * P + erg * Pe};
+        sg[2] = (dpseg){E.n, 0, s->emb_b * half, rg * Pemb};
+        o->drain = dp_drain_at(sg, 3, &at);
+        o->over = dp_beside(sg, 3, at < 0 ? dpseg_count(sg, 3) : at + 1);
+        if (k->gather + k->e_gather > 0) {
+            /* the parameters in the order the forward uses them */
+            sg[0] = E, sg[1] = L, sg[1].n = ni, sg[2] = H;
+            o->fill = dp_fill_at(sg, 3, &at);
+            o->over += dp_fill_beside(sg, 3, at);
         }
     } else {
         double e = 0, ew = 0;
@@ -2242,9 +2213,9 @@ static double dp_stages_replay(const pt_strategy *st, const pt_cost_dp *k, doubl
 }
 
 static double dp_stages(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
-                        const pt_cost_dp_stage *s, int ns, int contend)
+                        const pt_cost_dp_stage *s, int ns)
 {
-    double best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0, over = 0, par = 0;
+    double best_g = 0, best_3 = 0, best_w = 0, chain = 0, fill = 0, slowest = 0, over = 0;
     double vil = st->schedule == PT_SCHED_INTERLEAVED ? st->vpp : 1.0;
     assert(ns >= 1);
     for (int i = 0; i < ns; i++) {
@@ -2254,7 +2225,6 @@ static double dp_stages(const pt_strategy *st, const pt_cost_dp *k, double Pst, 
             if (o.drain > best_g) best_g = o.drain;
             if (o.fill > fill) fill = o.fill;
             over += s[i].count * o.over;
-            if (o.over_par > par) par = o.over_par;
         } else {
             if (o.pace > best_3) best_3 = o.pace;
             if (s[i].t > slowest) slowest = s[i].t;
@@ -2267,7 +2237,7 @@ static double dp_stages(const pt_strategy *st, const pt_cost_dp *k, double Pst, 
      * already counts); the first micro-batch's forward and the last one's
      * backward pass every stage once (the fill and the drain); the last
      * weight-gradient pass's reduce-scatters */
-    if (k->zero <= 2) return best_g + fill + (contend ? dp_contention(k, over + par) : 0.0);
+    if (k->zero <= 2) return best_g + fill + dp_contention(k, over);
     return ((double)mb - 1.0 / vil) * (best_3 - slowest) + chain / vil + best_w;
 }
 
@@ -2275,31 +2245,50 @@ double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Ps
                            const pt_cost_dp_stage *s, int ns, double p2p)
 {
     if (st->pp > 1 && k->zero <= 2) return dp_stages_replay(st, k, Pst, Pexp, mb, s, ns, p2p);
-    return dp_stages(st, k, Pst, Pexp, mb, s, ns, 1);
+    return dp_stages(st, k, Pst, Pexp, mb, s, ns);
+}
+
+/* dp_exposed_s's replays remembered, per thread (the search's workers
+ * price in parallel): a direct-mapped table keyed by every input the replay
+ * reads, compared whole, so a hit returns the very number the replay
+ * would. */
+#define DP_MEMO_KEY (16 + 3 * 13)
+#define DP_MEMO_SLOTS 512
+typedef struct dp_memo {
+    double key[DP_MEMO_KEY];
+    double value;
+    int used;
+} dp_memo;
+static _Thread_local dp_memo dp_memo_tab[DP_MEMO_SLOTS];
+
+static uint64_t dp_memo_hash(const double *key)
+{
+    const unsigned char *b = (const unsigned char *)key;
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (size_t i = 0; i < DP_MEMO_KEY * sizeof *key; i++) h = (h ^ b[i]) * 1099511628211u;
+    return h;
 }
 
 /* The data-parallel time a step exposes beyond its compute: each stage
  * class (stage_ends) as a pt_cost_dp_stage -- its buckets' compute from its
  * per-micro-batch work (stage_work, the embedding's and output layer's own
  * times apart), their collectives as shares of the largest stage's (Pst,
- * Pexp: pt_cost_dp_colls), a linear pipeline's later ranks finishing early
- * by the drain (slack), the middle class standing for pp - 2 stages -- then
+ * Pexp: pt_cost_dp_colls), the middle class standing for pp - 2 stages
+ * (one entry per stage where ZeRO 0-2 is replayed) -- then
  * pt_cost_dp_stages_s.  zb-v and dualpipe: dp_replayed. */
 static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
-                           const pt_cost_prep *pr, double Pst, double Pexp, int64_t mb, double fill_b,
-                           const double *sfw, const double *sbw, double p2p, double span0)
+                           const pt_cost_prep *pr, double Pst, double Pexp, int64_t mb, const double *sfw,
+                           const double *sbw, double p2p, double span0)
 {
     pt_cost_dp k;
     pt_cost_dp_stage sc[3];
     int zbv = st->pp > 1 && st->schedule == PT_SCHED_ZBV, dual = st->pp > 1 && st->schedule == PT_SCHED_DUALPIPE;
-    int split = st->schedule == PT_SCHED_ZBH1 || st->schedule == PT_SCHED_ZBV || st->schedule == PT_SCHED_DUALPIPE;
     int nsc = 0;
     /* ZeRO 0-2 with a pipeline: how the collectives' slowdowns of each
      * rank's compute add up along the order has no closed form (they pass
      * down the drain chain one rank after another, or happen on every rank
      * at once): replayed (dp_stages_replay) */
     int replay = st->pp > 1 && st->zero <= 2;
-    double vil = st->schedule == PT_SCHED_INTERLEAVED ? st->vpp : 1.0;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
     if (zbv || dual) return dp_replayed(m, job, st, pr, &k, Pst, Pexp, mb, p2p, span0);
@@ -2329,20 +2318,38 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
         s->P = (P - Pemb - Phead) / (double)ni, s->Pe = Pe / (double)ni;
         s->Pemb = Pemb, s->Phead = Phead;
         s->t = sfw[which] + sbw[which];
-        s->slack = split ? 0.0 : which == 1 ? fill_b / vil : which == 2 ? sbw[0] / vil : 0.0;
         s->count = which == 2 ? st->pp - 2.0 : which == 1 && st->pp == 1 ? 0.0 : 1.0;
     }
     if (replay) {
-        /* one entry per stage: the first, the middle ones, the last */
-        double e;
-        pt_cost_dp_stage *one = malloc((size_t)st->pp * sizeof *one);
+        /* one entry per stage: the first, the middle ones, the last; the
+         * search prices many strategies that differ only where the
+         * collectives do not look (offload, ZeRO 1 or 2): remembered */
+        double key[DP_MEMO_KEY], e;
+        dp_memo *slot;
+        pt_cost_dp_stage *one;
+        int n = 0;
+        key[n++] = st->schedule, key[n++] = st->pp, key[n++] = st->vpp, key[n++] = (double)mb, key[n++] = k.zero;
+        key[n++] = k.grad, key[n++] = k.gather, key[n++] = k.scatter, key[n++] = k.e_grad, key[n++] = k.e_gather;
+        key[n++] = k.e_scatter, key[n++] = k.slow, key[n++] = k.slow_c, key[n++] = Pst, key[n++] = Pexp;
+        key[n++] = p2p;
+        for (int i = 0; i < 3; i++) {
+            const pt_cost_dp_stage *u = &sc[i < nsc ? i : 0];
+            key[n++] = u->first, key[n++] = u->last, key[n++] = (double)u->layers, key[n++] = u->f, key[n++] = u->b;
+            key[n++] = u->emb_f, key[n++] = u->emb_b, key[n++] = u->head_f, key[n++] = u->head_b, key[n++] = u->P;
+            key[n++] = u->Pe, key[n++] = u->Pemb, key[n++] = u->Phead;
+        }
+        assert(n == DP_MEMO_KEY);
+        slot = &dp_memo_tab[dp_memo_hash(key) % DP_MEMO_SLOTS];
+        if (slot->used && memcmp(slot->key, key, sizeof key) == 0) return slot->value;
+        one = malloc((size_t)st->pp * sizeof *one);
         if (!one) return HUGE_VAL;
         for (int d = 0; d < st->pp; d++) one[d] = sc[d == 0 ? 0 : d == st->pp - 1 ? 1 : 2], one[d].count = 1.0;
         e = pt_cost_dp_stages_s(st, &k, Pst, Pexp, mb, one, st->pp, p2p);
         free(one);
+        if (e < HUGE_VAL) memcpy(slot->key, key, sizeof key), slot->value = e, slot->used = 1;
         return e;
     }
-    return dp_stages(st, &k, Pst, Pexp, mb, sc, nsc, 1);
+    return dp_stages(st, &k, Pst, Pexp, mb, sc, nsc);
 }
 
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
@@ -2479,7 +2486,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         }
     }
     /* zb-v, dualpipe: the replayed order's makespan, as the bubble came from it */
-    dp_exposed = dp_exposed_s(m, c, job, st, pr, Pst, Pexp, mb, fill_b, sfw, sbw, p2p_one,
+    dp_exposed = dp_exposed_s(m, c, job, st, pr, Pst, Pexp, mb, sfw, sbw, p2p_one,
                               bubble + p2p + nmb * (tf + tb + tpf + tpb + cpf + cpb + ep_mb));
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */

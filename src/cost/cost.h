@@ -152,19 +152,21 @@ typedef struct pt_cost_dp_stage {
     double Pemb, Phead;       /* ... of the embedding, of the output layer     */
     double t;                 /* forward + backward of one micro-batch, all of
                                  the stage (what the pipeline's pace counts)   */
-    double slack;             /* ZeRO 0-2: how long before the step's last
-                                 gradient pass the stage's ends (1f1b stage s:
-                                 the backwards of stages 0..s-1), e.g. 0.047 s */
     double count;             /* ZeRO-3: stages this entry stands for in the
                                  pipeline's fill and drain, e.g. pp - 2        */
 } pt_cost_dp_stage;
 /* Seconds the data-parallel collectives (k: pt_cost_dp_colls for Pst
  * parameters, Pexp of them routed experts) add to a step of mb micro-batches
  * per pipeline, for the stages s[0..ns) of strategy st (its schedule, vpp,
- * pp):
- *  - ZeRO 0-2: the most over stages of the last gradient pass's reductions
- *    draining past its end, less its slack, plus the first stage's wait
- *    for the parameter gathers issued at the step's start (zero 1-2);
+ * pp), p2p seconds per pipeline send; compute beside a collective runs
+ * 1/k->slow_c as fast:
+ *  - ZeRO 0-2 at pp=1: the last gradient pass's reductions draining past
+ *    its end, the wait for the parameter gathers issued at the step's start
+ *    (zero 1-2), and what both slow of the compute they overlap;
+ *  - ZeRO 0-2 with a pipeline (s: one entry per stage, in order): the order
+ *    replayed alone and with each rank's collectives beside it, the
+ *    difference (how the slowdowns add up along the order has no closed
+ *    form);
  *  - ZeRO-3: every micro-batch but one at the pace of the stage slowest
  *    with its per-operation gathers and reduce-scatters (but no faster than
  *    its stream carries them) beyond the slowest stage's t without them,

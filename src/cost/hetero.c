@@ -365,18 +365,17 @@ pt_status pt_hetero_auto(const pt_model *m, const pt_cluster *c, const pt_job *j
  * collective of the stage waits for its slowest member -- with its own
  * layers and parameters, their collectives shares of the largest stage's
  * over the stage's dp*cp ranks (at the slowest spanned link: the cluster's
- * levels); a stage's slack the least, over the pipelines its members run
- * in, of how long before the step's pipeline end its last backward ends.
- * slow[i]: the pool of stage i's slowest member; tb[r * S + i]: stage i's
- * backward in DP rank r's pipeline. */
-static double dp_tail(const hctx *h, const pt_split *sp, const pt_hetero *out, const int *slow, const double *tb)
+ * levels).  With a pipeline under ZeRO 0-2 the order is replayed with
+ * those times (the slowest pipeline's pace; a faster replica's slack is not
+ * counted).  slow[i]: the pool of stage i's slowest member. */
+static double dp_tail(const hctx *h, const pt_split *sp, const pt_hetero *out, const int *slow)
 {
     const pt_model *m = h->m;
     const pt_strategy *st = h->st;
-    int S = st->pp, D = st->dp;
+    int S = st->pp;
     pt_cost_dp_stage sg[PT_SPLIT_MAX_STAGES];
     pt_cost_dp k;
-    double Pst = 0, worst = out->pipe_s[out->crit];
+    double Pst = 0;
     for (int i = 0; i < S; i++) {
         const pt_cost_prep *pr = &h->pr[slow[i]];
         pt_cost_dp_stage *s = &sg[i];
@@ -394,12 +393,6 @@ static double dp_tail(const hctx *h, const pt_split *sp, const pt_hetero *out, c
         s->Phead = last ? pt_cost_bucket_params(m, st, 2, 0, S > 1 && !first, NULL) : 0.0;
         s->P = (P - s->Pemb - s->Phead) / (double)(n > 0 ? n : 1);
         s->t = out->stage_s[i];
-        s->slack = HUGE_VAL;
-        for (int r = 0; r < D; r++) {
-            double x = worst - out->pipe_s[r];
-            for (int j = 0; j < i; j++) x += tb[(size_t)r * (size_t)S + (size_t)j];
-            if (x < s->slack) s->slack = x;
-        }
         s->count = 1.0;
     }
     pt_cost_dp_colls(h->c, h->job, st, Pst, 0.0, &k);
@@ -411,7 +404,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
                          const pt_split *sp, pt_hetero *out, pt_diag *d)
 {
     int S = st->pp, D = st->dp;
-    double worst = -1, p2p, dp_exp, opt = 0, tied, worst_ratio = -1, *tb;
+    double worst = -1, p2p, dp_exp, opt = 0, tied, worst_ratio = -1;
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP);
     int slow[PT_SPLIT_MAX_STAGES];
     sfb crit_stage;
@@ -420,9 +413,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
     assert(c->npools > 1 && S <= PT_SPLIT_MAX_STAGES && D <= PT_SPLIT_MAX_DP);
     if ((s = layout_check(c, st, d)) != PT_OK) return s;
     h = malloc(sizeof *h);
-    tb = malloc((size_t)S * (size_t)D * sizeof *tb);
-    if (!h || !tb) {
-        free(h), free(tb);
+    if (!h) {
         return pt_diag_set(d, NULL, NULL, NULL, "out of memory");
     }
     hctx_init(h, m, c, job, st);
@@ -436,7 +427,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
     }
     /* every virtual worker's pipeline */
     for (int r = 0; r < D; r++) {
-        double t[PT_SPLIT_MAX_STAGES], ff[PT_SPLIT_MAX_STAGES], *bb = tb + (size_t)r * (size_t)S, T;
+        double t[PT_SPLIT_MAX_STAGES], ff[PT_SPLIT_MAX_STAGES], bb[PT_SPLIT_MAX_STAGES], T;
         sfb o[PT_SPLIT_MAX_STAGES];
         int k;
         for (int i = 0; i < S; i++) {
@@ -457,7 +448,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
     }
     /* data-parallel collectives per stage; the optimizer on the slowest
      * device of each stage */
-    dp_exp = dp_tail(h, sp, out, slow, tb);
+    dp_exp = dp_tail(h, sp, out, slow);
     for (int i = 0; i < S; i++) {
         int first = i == 0, last = i == S - 1;
         int64_t n = pt_hetero_layers(m, st, sp, i);
@@ -515,6 +506,5 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         k->fits = worst_ratio <= 1.0;
     }
     free(h);
-    free(tb);
     return PT_OK;
 }
