@@ -123,6 +123,52 @@ static void test_threads_and_pruning(void **state)
     pt_search_free(&rn);
 }
 
+/* The search's own score, as a callback: it prices every strategy in full. */
+static double by_tokens(const pt_plan *p, const pt_job *job, const void *arg)
+{
+    (void)job, (void)arg;
+    return p->cost.tokens_per_s;
+}
+
+/* Ranked by tokens/s alone the search first prices a strategy with the
+ * replayed data-parallel time taken as 0 (pt_cost_eval_bound) and replays it
+ * only if that bound could still rank: the same plans, step times to the
+ * bit and per-dimension alternatives as pricing every strategy in full, on a
+ * space of pipelines under ZeRO 1 (replayed), ZB-V and DualPipe; and the
+ * bound is one: never slower than the full price. */
+static void test_lazy_bound(void **state)
+{
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 512);
+    pt_job j = th_job(2048, 1536, 1);
+    pt_search_result lazy, full;
+    pt_search_opts o = th_search_opts(8, 1, 1536);
+    pt_diag d;
+    (void)state;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &lazy, &d), PT_OK);
+    o.score = by_tokens;
+    assert_int_equal(pt_search(&m, &c, &j, &o, &full, &d), PT_OK);
+    assert_true(same_plans(&lazy, &full));
+    for (int dd = 0; dd < PT_D_COUNT; dd++) {
+        assert_int_equal(lazy.have_alt[dd], full.have_alt[dd]);
+        if (lazy.have_alt[dd]) {
+            assert_memory_equal(&lazy.alt[dd].st, &full.alt[dd].st, sizeof lazy.alt[dd].st);
+            assert_true(lazy.alt[dd].cost.step_time_s == full.alt[dd].cost.step_time_s);
+        }
+    }
+    {
+        pt_strategy st = th_strategy("tp=8 pp=8 dp=8 mbs=1 zero=1 vpp=2 schedule=interleaved", &m, &c, &j);
+        pt_cost_prep pr;
+        pt_cost lo, hi;
+        pt_cost_prepare(&m, &c, &j, &st, &pr);
+        pt_cost_eval_bound(&m, &c, &j, &st, &pr, &lo);
+        pt_cost_eval_prepared(&m, &c, &j, &st, &pr, &hi);
+        assert_true(lo.step_time_s < hi.step_time_s && hi.time.dp_comm > 0 && lo.time.dp_comm == 0);
+    }
+    pt_search_free(&lazy);
+    pt_search_free(&full);
+}
+
 /* --space / --fix syntax. */
 static void test_space(void **state)
 {
@@ -408,6 +454,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_brute_force),
         cmocka_unit_test(test_threads_and_pruning),
+        cmocka_unit_test(test_lazy_bound),
         cmocka_unit_test(test_space),
         cmocka_unit_test(test_gbs_range),
         cmocka_unit_test(test_uneven_stages),

@@ -367,6 +367,26 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
     }
 }
 
+/* The host's kernel launches as a floor under a layer's busy time, forward
+ * (ops launches) and backward (twice as many). */
+static void dispatch_floor(const hw *h, double ops, layer_t *o)
+{
+    double host_f = pt_roofline_launch_s(h, ops), host_b = pt_roofline_launch_s(h, 2.0 * ops);
+    double busy_f = o->f + o->tp_f + o->cp_f + o->ep_f, busy_b = o->b + o->tp_b + o->cp_b + o->ep_b;
+    if (host_f > busy_f) o->f += host_f - busy_f;
+    if (host_b > busy_b) o->b += host_b - busy_b;
+}
+
+/* Full recomputation: the backward runs the forward again, its
+ * communication included. */
+static void forward_again(layer_t *o)
+{
+    o->b += o->f;
+    o->tp_b += o->tp_f;
+    o->cp_b += o->cp_f;
+    o->ep_b += o->ep_f;
+}
+
 static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_job *job,
                              const pt_strategy *st, const hw *h, int moe, layer_t *o)
 {
@@ -553,21 +573,13 @@ collectives:
     {
         double ops_f = 4.0 + (job->flash_attention ? 1.0 : 3.0 + (m->dropout ? 1.0 : 0.0)) + kern +
                        (tpn > 1 ? (st->sp ? 4.0 : 2.0) : 0.0) + (cpn > 1 ? 2.0 * (double)(cpn - 1) : 0.0);
-        double host_f, host_b;
-        double busy_f = o->f + o->tp_f + o->cp_f + o->ep_f, busy_b = o->b + o->tp_b + o->cp_b + o->ep_b;
         if (moe) ops_f += 8.0 + (st->ep > 1 ? 2.0 : 0.0) + (st->etp > 1 ? 2.0 : 0.0);
-        host_f = pt_roofline_launch_s(h, ops_f);
-        host_b = pt_roofline_launch_s(h, 2.0 * ops_f);
-        if (host_f > busy_f) o->f += host_f - busy_f;
-        if (host_b > busy_b) o->b += host_b - busy_b;
+        dispatch_floor(h, ops_f, o);
     }
     /* Recompute: the forward runs again (the attention core as executed,
      * the rest as the model counts it). */
     if (st->recompute == PT_RC_FULL) {
-        o->b += o->f;
-        o->tp_b += o->tp_f;
-        o->cp_b += o->cp_f;
-        o->ep_b += o->ep_f;
+        forward_again(o);
         o->flops_rc += o->flops_f - model_attn_f + exec_attn_f;
     } else if (st->recompute == PT_RC_SELECTIVE && job->engine == PT_ENGINE_FSDP) {
         /* torchtitan's per-op selective checkpointing (sac "op" policy,
@@ -747,17 +759,9 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
         o->ep_f *= keep;
         o->ep_b *= keep;
     }
-    { /* host dispatch floor, as layer_times_kind */
-        double host_f = pt_roofline_launch_s(h, ops), host_b = pt_roofline_launch_s(h, 2.0 * ops);
-        double busy_f = o->f + o->tp_f + o->cp_f + o->ep_f, busy_b = o->b + o->tp_b + o->cp_b + o->ep_b;
-        if (host_f > busy_f) o->f += host_f - busy_f;
-        if (host_b > busy_b) o->b += host_b - busy_b;
-    }
+    dispatch_floor(h, ops, o); /* as layer_times_kind */
     if (st->recompute == PT_RC_FULL) {
-        o->b += o->f;
-        o->tp_b += o->tp_f;
-        o->cp_b += o->cp_f;
-        o->ep_b += o->ep_f;
+        forward_again(o);
         o->flops_rc += o->flops_f - model_core + exec_core;
     } else if (st->recompute == PT_RC_SELECTIVE && k == '*' && !job->flash_attention) {
         o->b += core_f;
@@ -2277,8 +2281,8 @@ static uint64_t dp_memo_hash(const double *key)
  * (one entry per stage where ZeRO 0-2 is replayed) -- then
  * pt_cost_dp_stages_s.  zb-v and dualpipe: dp_replayed. */
 static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
-                           const pt_cost_prep *pr, double Pst, double Pexp, int64_t mb, const double *sfw,
-                           const double *sbw, double p2p, double span0)
+                           const pt_cost_prep *pr, int bound, double Pst, double Pexp, int64_t mb,
+                           const double *sfw, const double *sbw, double p2p, double span0)
 {
     pt_cost_dp k;
     pt_cost_dp_stage sc[3];
@@ -2291,6 +2295,7 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
     int replay = st->pp > 1 && st->zero <= 2;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
+    if ((zbv || dual || replay) && bound) return 0.0; /* a replay adds, never takes away */
     if (zbv || dual) return dp_replayed(m, job, st, pr, &k, Pst, Pexp, mb, p2p, span0);
     for (int which = 0; which < 3; which++) {
         pt_cost_dp_stage *s = &sc[nsc++];
@@ -2352,8 +2357,24 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
     return dp_stages(st, &k, Pst, Pexp, mb, sc, nsc);
 }
 
+static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                          const pt_cost_prep *pr, int bound, pt_cost *out);
+
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
                            const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out)
+{
+    eval_prepared(m, c, job, st, pr, 0, out);
+}
+
+void pt_cost_eval_bound(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                        const pt_cost_prep *pr, pt_cost *out)
+{
+    eval_prepared(m, c, job, st, pr, 1, out);
+}
+
+/* bound: the replayed data-parallel exposure taken as 0 (pt_cost_eval_bound) */
+static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                          const pt_cost_prep *pr, int bound, pt_cost *out)
 {
     const pt_device *dev = &c->dev;
     const hw *hp = &pr->h;
@@ -2486,7 +2507,7 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
         }
     }
     /* zb-v, dualpipe: the replayed order's makespan, as the bubble came from it */
-    dp_exposed = dp_exposed_s(m, c, job, st, pr, Pst, Pexp, mb, sfw, sbw, p2p_one,
+    dp_exposed = dp_exposed_s(m, c, job, st, pr, bound, Pst, Pexp, mb, sfw, sbw, p2p_one,
                               bubble + p2p + nmb * (tf + tb + tpf + tpb + cpf + cpb + ep_mb));
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */

@@ -13,18 +13,15 @@
  * where it orders something the analytic model only estimates: a pipeline
  * priced in closed form (pp > 1, not zb-v or dualpipe), or data-parallel
  * collectives (dp*cp > 1, or a MoE model's expert data-parallel group),
- * whose buckets the simulator runs on their own stream against the compute
- * while cost.c prices their overlap by formula.  For zb-v and dualpipe with
- * data parallelism the pipeline order is the same computation in both
- * models (both replay src/cost/pipe.c), so what the check confirms is the
- * collectives' overlap with that order, not the order.  At pp = 1 the
- * analytic exposure (cost.c's dp_gather_op, dp_backward_op, dp_drain) is the
- * closed form of the very recurrence the replay runs, bucket after bucket
- * on a FIFO stream: there the two agree to the last digit, which checks the
- * arithmetic of two separate implementations, not the model; the simulator
- * will only tell them apart once it replays an effect the closed form
- * approximates (the collectives taking SMs or link bandwidth from the
- * compute they overlap).
+ * whose buckets the simulator runs on their own stream against the compute,
+ * each compute operation slowed while the stream runs beside it.  At pp = 1
+ * cost.c prices that overlap in closed form (exact for one collective beside
+ * one bucket, approximate where the stream sets the pace); with a pipeline
+ * under ZeRO 0-2 it replays the order itself at the granularity of
+ * operations (dp_stages_replay), and for zb-v and dualpipe the pipeline
+ * order is the same computation in both models (both replay
+ * src/cost/pipe.c): there what the check confirms is the bucket-level
+ * order, the gathers' waits and the sends, not the order.
  * Not here: the search (search.c), the replay (src/sim), output (src/emit).
  */
 #include "plan/search.h"

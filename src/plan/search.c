@@ -107,10 +107,25 @@ static void note_slots(worker *w, const pt_plan *p)
     }
 }
 
+/* Whether p (its score an upper bound) could enter the best kept or be a
+ * dimension's best for its value. */
+static int could_keep(const worker *w, const pt_plan *p)
+{
+    if (w->n < w->o->top_k || pt_plan_better(p, &w->heap[0])) return 1;
+    for (int d = 0; d < PT_D_COUNT; d++) {
+        int64_t v = pt_strategy_dim(&p->st, d);
+        int i;
+        for (i = 0; i < w->nslot[d]; i++)
+            if (w->slotv[d][i] == v) break;
+        if (i == w->nslot[d] ? i < SLOTS : pt_plan_better(p, &w->slot[d][i])) return 1;
+    }
+    return 0;
+}
+
 static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
 {
     pt_plan p;
-    int fits;
+    int fits, lazy;
     const pt_space *sp = &w->o->space;
     if (!pt_space_allows(sp, PT_D_ZERO, st->zero) || !pt_space_allows(sp, PT_D_OFFLOAD, st->offload) ||
         !pt_space_allows(sp, PT_D_SCHEDULE, st->schedule))
@@ -129,7 +144,13 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
             return;
         }
     }
-    pt_cost_eval_prepared(w->m, w->c, w->job, st, pr, &p.cost);
+    /* Ranked by tokens/s alone, a strategy is first priced with the
+     * data-parallel exposure cost.c would replay taken as 0: when even that
+     * bound enters neither the best kept nor any dimension's best, the
+     * replay cannot change what the search keeps. */
+    lazy = !w->o->on_fit && !w->o->score;
+    if (lazy) pt_cost_eval_bound(w->m, w->c, w->job, st, pr, &p.cost);
+    else pt_cost_eval_prepared(w->m, w->c, w->job, st, pr, &p.cost);
     w->priced++;
     if (!p.cost.fits) {
         if (!w->have_miss || pt_plan_closer(&p, &w->miss)) {
@@ -139,6 +160,11 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
         return;
     }
     w->fitting++;
+    if (lazy) {
+        p.score = p.cost.tokens_per_s;
+        if (!could_keep(w, &p)) return;
+        pt_cost_eval_prepared(w->m, w->c, w->job, st, pr, &p.cost);
+    }
     if (w->o->on_fit) {
         pthread_mutex_lock(w->mu);
         w->o->on_fit(&p, w->o->on_fit_arg);
