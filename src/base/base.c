@@ -778,3 +778,13 @@ int pt_str_has_ci(const char *hay, const char *needle)
     }
     return 0;
 }
+
+int64_t pt_gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}

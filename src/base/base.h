@@ -147,4 +147,7 @@ const char *pt_str_escape(const char *s, char *buf, size_t n);
 /* 1 if needle occurs in hay, ASCII case ignored ("a100" in "A100-SXM4-80GB"). */
 int pt_str_has_ci(const char *hay, const char *needle);
 
+/* The greatest common divisor of a and b (non-negative; gcd(a, 0) = a). */
+int64_t pt_gcd(int64_t a, int64_t b);
+
 #endif

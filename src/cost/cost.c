@@ -129,6 +129,7 @@
  *
  * Not here: which strategies to try (src/plan) or the event-level replay (src/sim).
  */
+#include "base/base.h"
 #include "cost/cost.h"
 #include "cost/pipe.h"
 #include "strategy/strategy.h"
@@ -232,16 +233,6 @@ static double miss_all(double E, double held, double topk)
     return p;
 }
 
-static int64_t gcd_i64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Expected distinct blocks of `per` consecutive experts (a rank's E/ep, a
  * node's g E/ep; per divides E) that one token's topk experts fall in,
  * under the routing pt_job.moe_contiguous_routing names:
@@ -263,7 +254,7 @@ static double spread(const pt_job *job, int64_t E, int64_t per, int64_t k)
     nb = E / per;
     if (!job->moe_contiguous_routing)
         return (double)nb * (1.0 - miss_all((double)E, (double)per, (double)k));
-    d = gcd_i64(gcd_i64(k, E), per);
+    d = pt_gcd(pt_gcd(k, E), per);
     q = (k - 1) / per, rem = (k - 1) % per;
     n = per / d, n2 = rem / d;
     lo = (double)(q + 1 < nb ? q + 1 : nb);

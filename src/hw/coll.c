@@ -44,6 +44,7 @@
  *
  * Not here: which collectives a strategy issues (src/cost).
  */
+#include "base/base.h"
 #include "partita.h"
 
 #include <assert.h>
@@ -53,23 +54,13 @@
  * 4096 racks stays cheap to price. */
 #define COLL_MAX_BOUNDARIES 4096
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The shortest piece [0, n) is cut into by the multiples of L (group blocks)
  * and the domain starts d*E, 0 < d*E < n. */
 static int64_t shortest_piece(int64_t n, int64_t E, int64_t L)
 {
     int64_t D = (n + E - 1) / E, best = L < n ? L : n;
     if (D - 1 > COLL_MAX_BOUNDARIES) {
-        int64_t g = gcd64(E, L);
+        int64_t g = pt_gcd(E, L);
         return g < best ? g : best;
     }
     for (int64_t d = 1; d < D; d++) {
