@@ -1819,17 +1819,16 @@ static double dp_fill_beside(const dpseg *s, int ns, int64_t at)
     return G;
 }
 
-/* ---- zb-v and dualpipe: the collectives against the replayed order ---------
- * Their pipeline has no closed form (replay_pipe); the buckets' timing comes
- * from the same replay: when each rank first runs each virtual stage forward
- * and when its last gradient pass (W) on it ends.  The overlap is still
- * this block's formula (dp_fill, dp_drain, dp_gather_op); for ZeRO-3 each
- * operation is lengthened by what its collectives expose and the order
- * replayed again. */
+/* ---- the collectives against a replayed order ------------------------------
+ * A pipeline under ZeRO 0-2 (dp_zero2_replay), and zb-v and dualpipe under
+ * ZeRO-3 (dp_replayed: each operation lengthened by what its collectives
+ * expose, dp_gather_op, and the order replayed again).  A first replay
+ * watches when each rank first runs each virtual stage forward and how many
+ * gradient passes it runs on it. */
 typedef struct dp_times {
     const pt_pipe *p;
-    double *first_f, *last_g; /* pp x V: first forward start, last gradient pass end (-1: none) */
-    int *passes;              /* pp x V: gradient passes (may be NULL) */
+    double *first_f; /* pp x V: first forward start (-1: none) */
+    int *passes;     /* pp x V: gradient passes               */
 } dp_times;
 
 /* A hook that only watches (the replay's fast path calls it too). */
@@ -1845,17 +1844,16 @@ static double dp_times_run(void *ctx, int d, const pt_pipe_op *o, double ready, 
     int64_t i = (int64_t)d * x->p->V + o->vs;
     (void)ready;
     if (o->kind == PT_OP_F && (x->first_f[i] < 0 || t0 < x->first_f[i])) x->first_f[i] = t0;
-    if (o->kind == PT_OP_W && t0 + dur > x->last_g[i]) x->last_g[i] = t0 + dur;
-    if (x->passes && (x->p->split ? o->kind == PT_OP_W : o->kind == PT_OP_B)) x->passes[i]++;
+    if (x->p->split ? o->kind == PT_OP_W : o->kind == PT_OP_B) x->passes[i]++;
     return t0 + dur;
 }
 
-/* ZeRO 0-2's contention, replayed at the granularity of operations: each
- * rank's stream busy from the start with its gathers, and from each virtual
- * stage's last gradient pass on with its reductions (released together as
- * the pass ends, run in order); an operation the stream overlaps runs
- * 1/slow_c as fast meanwhile.  Coarser than src/sim (buckets released one
- * by one inside the pass, gathers waited for), so the two check each other. */
+/* ZeRO 0-2 against the replayed order: each rank's stream busy from the
+ * start with its gathers (each bucket's first forward waiting for its own),
+ * and with each virtual stage's reductions, queued bucket by bucket in its
+ * last gradient pass; an operation the stream overlaps runs 1/slow_c as
+ * fast meanwhile.  Coarser than src/sim, which splits every operation into
+ * its buckets and sends on their own stream. */
 typedef struct dp_busy {
     const pt_pipe *p;
     const int *uo;           /* the virtual stages' buckets (dp_replayed)   */
@@ -1917,17 +1915,16 @@ static double dp_busy_run(void *ctx, int d, const pt_pipe_op *o, double ready, d
  * seconds.  Returns how much later the step ends (its compute or a stream),
  * HUGE_VAL when out of memory.  The ends of a long step repeat: at most 2
  * pp micro-batches are replayed. */
-static double dp_zero2_replay(pt_pipe *pp_, const double *f, const double *b, const int *uo, const double *ub,
+static double dp_zero2_replay(const pt_pipe *pp_, const double *f, const double *b, const int *uo, const double *ub,
                               const double *ug, const double *ua, const pt_cost_dp *k, double p2p)
 {
     pt_pipe p = *pp_;
     int V = p.V, PP = p.pp, NU = uo[V];
     int64_t M = p.M;
     double out = HUGE_VAL;
-    dp_times x = {&p, NULL, NULL, NULL};
-    x.first_f = malloc((size_t)(2 * PP * V) * sizeof *x.first_f);
+    dp_times x = {&p, NULL, NULL};
+    x.first_f = malloc((size_t)(PP * V) * sizeof *x.first_f);
     if (!x.first_f) return HUGE_VAL;
-    x.last_g = x.first_f + PP * V;
     {
         pt_pipe_replay r = {0, 0, NULL}, r2 = {0, 0, NULL};
         int64_t Mr = M <= 2 * (int64_t)PP ? M : 2 * (int64_t)PP; /* the ends repeat from there on */
@@ -1937,7 +1934,7 @@ static double dp_zero2_replay(pt_pipe *pp_, const double *f, const double *b, co
         bz.left = calloc((size_t)PP * (size_t)V, sizeof *bz.left);
         bz.fdone = calloc((size_t)PP * (size_t)V, 1);
         x.passes = bz.left;
-        for (int64_t i = 0; i < (int64_t)PP * V; i++) x.first_f[i] = x.last_g[i] = -1.0;
+        for (int64_t i = 0; i < (int64_t)PP * V; i++) x.first_f[i] = -1.0;
         p.M = Mr;
         if (!bz.e || !bz.left || !bz.fdone || !gend) goto zero2_out;
         {
@@ -1995,16 +1992,14 @@ static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strateg
     double era = Pexp > 0 ? k->e_gather / Pexp : 0, erg = Pexp > 0 ? k->e_grad / Pexp : 0;
     double err = Pexp > 0 ? k->e_scatter / Pexp : 0;
     int *uo = NULL;
-    dp_times x = {&p, NULL, NULL, NULL};
     pt_pipe_init(&p, st, M);
     V = p.V;
     NU = (int)m->layers + 2;
     lo = malloc((size_t)(V + 1) * sizeof *lo);
     uo = malloc((size_t)(V + 1) * sizeof *uo);
-    buf = malloc((size_t)(5 * V + 5 * NU + 2 * PP * V) * sizeof *buf);
+    buf = malloc((size_t)(3 * V + 5 * NU) * sizeof *buf);
     if (!lo || !uo || !buf) goto out;
     f = buf, b = f + V, a = b + V, uf = a + V, ub = uf + NU, ug = ub + NU, ua = ug + NU, ur = ua + NU;
-    x.first_f = ur + NU, x.last_g = x.first_f + PP * V;
     pt_cost_vstages(m, job, st, pr, &p, lo, f, b, a);
     /* the buckets of each virtual stage, forward order: embedding, layers,
      * output layer; compute split by layer as the stage's time allows */

@@ -119,10 +119,11 @@ static int record(void *ctx, int d, const pt_pipe_op *o, double t0, double t1, d
  * collective runs from max(its issue, the previous one's end) for its
  * seconds; while it overlaps compute the compute runs 1/k.slow_c as fast
  * (its SMs and memory bandwidth shared) and, under DeepSpeed ZeRO-3, the
- * collective 1/k.slow as fast (its measured 60% overlap).  The compute side is driven by
- * the pipeline replay (pt_pipe_hook): each operation runs its virtual
- * stage's buckets one by one, waiting for a bucket's parameter gather and
- * issuing its gradient reduction when the bucket's backward ends. */
+ * collective 1/k.slow as fast (its measured 60% overlap).  The compute side
+ * is driven by the pipeline replay (pt_pipe_hook): each operation runs its
+ * virtual stage's buckets one by one, waiting for a bucket's parameter
+ * gather and issuing its gradient reduction when the bucket's backward
+ * ends. */
 
 /* A bucket's share of the rank's totals. */
 static double share(double tot, double etot, const dpstream *q, const unit *u)
