@@ -638,8 +638,10 @@ static void test_library_bounds(void **state)
     o.threads = 1, o.gbs_lo = 1, o.gbs_hi = (int64_t)1 << 62;
     assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_EINPUT);
     assert_string_equal(d.msg, "--global-batch 1..4611686018427387904 is not within 1..1073741824 sequences");
-    /* the largest allowed range ends, and quickly */
+    /* the largest allowed range ends (its batch sizes priced on one
+     * schedule and ZeRO stage: the list is what is checked, not the space) */
     o.gbs_hi = (int64_t)1 << 30;
+    assert_int_equal(pt_space_parse("schedule=1f1b zero=1", "--space", &o.space, &d), PT_OK);
     assert_int_equal(pt_search(&m, &c, &j, &o, &r, &d), PT_OK);
     pt_search_free(&r);
     o.gbs_lo = o.gbs_hi = 64;

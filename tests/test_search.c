@@ -92,10 +92,10 @@ static int same_plans(const pt_search_result *a, const pt_search_result *b)
 static void test_threads_and_pruning(void **state)
 {
     pt_model m = th_model("gpt3-175b");
-    pt_cluster c = th_cluster("dgx-a100-80g", 512);
-    pt_job j = th_job(2048, 1536, 1);
+    pt_cluster c = th_cluster("dgx-a100-80g", 128);
+    pt_job j = th_job(2048, 256, 1);
     pt_search_result r1, r2, r5, rn;
-    pt_search_opts o = th_search_opts(8, 1, 1536);
+    pt_search_opts o = th_search_opts(8, 1, 256);
     pt_diag d;
     (void)state;
     assert_int_equal(pt_search(&m, &c, &j, &o, &r1, &d), PT_OK);
@@ -139,10 +139,10 @@ static double by_tokens(const pt_plan *p, const pt_job *job, const void *arg)
 static void test_lazy_bound(void **state)
 {
     pt_model m = th_model("gpt3-175b");
-    pt_cluster c = th_cluster("dgx-a100-80g", 512);
-    pt_job j = th_job(2048, 1536, 1);
+    pt_cluster c = th_cluster("dgx-a100-80g", 128);
+    pt_job j = th_job(2048, 256, 1);
     pt_search_result lazy, full;
-    pt_search_opts o = th_search_opts(8, 1, 1536);
+    pt_search_opts o = th_search_opts(8, 1, 256);
     pt_diag d;
     (void)state;
     assert_int_equal(pt_search(&m, &c, &j, &o, &lazy, &d), PT_OK);
@@ -157,7 +157,7 @@ static void test_lazy_bound(void **state)
         }
     }
     {
-        pt_strategy st = th_strategy("tp=8 pp=8 dp=8 mbs=1 zero=1 vpp=2 schedule=interleaved", &m, &c, &j);
+        pt_strategy st = th_strategy("tp=8 pp=8 dp=2 mbs=1 zero=1 vpp=2 schedule=interleaved", &m, &c, &j);
         pt_cost_prep pr;
         pt_cost lo, hi;
         pt_cost_prepare(&m, &c, &j, &st, &pr);
