@@ -483,9 +483,11 @@ static void test_moe_contiguous_routing(void **state)
 }
 
 /* Megatron's --tp-comm-overlap: the tensor-parallel collectives run in tp
- * chunks under the GEMMs; the first chunk stays exposed.  llama3-70b at
- * tp=8 in one DGX H100 (GEMMs far longer than the collectives): 1/8 of the
- * layers' exposed TP time is left, the compute unchanged. */
+ * chunks under the GEMMs; the first chunk stays exposed, and the other
+ * seven slow the GEMMs beside them by 18.9% (Lee et al., arXiv 2507.03114)
+ * for as long as they run.  llama3-70b at tp=8 in one DGX H100 (GEMMs far
+ * longer than 1.189 x the collectives): of the layers' TP time t is left
+ * t/8 + (7t/8)(1 - 1/1.189), 0.26409 t; the compute itself unchanged. */
 static void test_tp_comm_overlap(void **state)
 {
     pt_model m = th_model("llama3-70b");
@@ -499,10 +501,13 @@ static void test_tp_comm_overlap(void **state)
     j.tp_comm_overlap = 1;
     pt_cost_eval(&m, &c, &j, &st, &k1);
     assert_true(k0.time.tp_comm > 0);
-    /* the layers' TP time falls to one chunk of eight; the embedding's
-     * collectives, outside the layers and not overlapped, add 1.5% */
-    assert_true(k1.time.tp_comm > k0.time.tp_comm / 8.0);
-    assert_true(k1.time.tp_comm < 1.05 * k0.time.tp_comm / 8.0);
+    /* the embedding's collectives, outside the layers and not overlapped,
+     * add about 0.2% of the unoverlapped time */
+    {
+        double left = 1.0 / 8.0 + 7.0 / 8.0 * (1.0 - 1.0 / 1.189);
+        assert_true(k1.time.tp_comm > left * k0.time.tp_comm);
+        assert_true(k1.time.tp_comm < (left + 0.005) * k0.time.tp_comm);
+    }
     th_near_rel(k1.time.compute, k0.time.compute, 1e-12, "the overlap hides communication, not compute");
 }
 

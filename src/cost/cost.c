@@ -358,6 +358,54 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
     }
 }
 
+/* What comm seconds of communication overlapped with comp seconds of
+ * compute add to the compute, both started together: while the transfer
+ * runs the compute runs 1/OVERLAP_COMPUTE_SLOWDOWN as fast (its kernels
+ * share SMs and memory bandwidth with the communication's, as the
+ * data-parallel collectives' do) and the transfer keeps its pace.  Ending
+ * after the compute, the transfer's excess comm - comp; before it, the
+ * compute's loss comm (1 - 1/slowdown).  Equal where comm = comp slowdown. */
+static double overlapped(double comm, double comp)
+{
+    double sc = OVERLAP_COMPUTE_SLOWDOWN;
+    return comm >= comp * sc ? comm - comp : comm * (1.0 - 1.0 / sc);
+}
+
+/* Megatron's --tp-comm-overlap (Transformer Engine userbuffers, Wang et al.
+ * ASPLOS'23 "Overlap communication with dependent computation"): each
+ * all-gather and reduce-scatter is split into chunks, one per tp rank, that
+ * run under the GEMM consuming or producing them: the first chunk of an
+ * all-gather (the last of a reduce-scatter) has no GEMM beside it, the rest
+ * runs beside the layer's GEMMs (gemm_f, gemm_b). */
+static void tp_overlap(layer_t *o, double tpn, double gemm_f, double gemm_b)
+{
+    double one_f = o->tp_f / tpn, one_b = o->tp_b / tpn;
+    o->tp_f = one_f + overlapped(o->tp_f - one_f, gemm_f);
+    o->tp_b = one_b + overlapped(o->tp_b - one_b, gemm_b);
+}
+
+/* Megatron-Core's --overlap-moe-expert-parallel-comm (the moe_recipes'
+ * "EP overlap", DeepSeek-V3 report section 3.2.1's idea in 1F1B): the
+ * forward of one micro-batch and the backward of another run as one
+ * interleaved pair, each one's dispatch and combine under the other's
+ * compute, so a layer's pair exposes what overlapped() leaves of its
+ * all-to-all beside the pair's compute, split between forward and backward
+ * as the all-to-all is. */
+static void ep_overlap(layer_t *o)
+{
+    double comm = o->ep_f + o->ep_b, keep = overlapped(comm, o->f + o->b) / comm;
+    o->ep_f *= keep;
+    o->ep_b *= keep;
+}
+
+/* Ring attention's exposed time: cp - 1 hops of K,V (comm) beside the
+ * attention blocks they feed (core), and the last hop's transfer (step /
+ * (cp - 1) of it), which cannot hide. */
+static double ring_exposed(double comm, double core, double step, int64_t cpn)
+{
+    return overlapped(comm, core) + step / (double)(cpn - 1);
+}
+
 /* The host's kernel launches as a floor under a layer's busy time, forward
  * (ops launches) and backward (twice as many). */
 static void dispatch_floor(const hw *h, double ops, layer_t *o)
@@ -508,19 +556,7 @@ collectives:
         double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
         o->tp_f = n_ar * ar;
         o->tp_b = n_ar * ar;
-        /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers,
-         * Wang et al. ASPLOS'23 "Overlap communication with dependent
-         * computation"): each all-gather and reduce-scatter is split into
-         * chunks, one per tp rank, that run under the GEMM consuming or
-         * producing them: the first chunk of an all-gather (the last of a
-         * reduce-scatter) has no GEMM beside it, and of the rest only what
-         * the layer's GEMMs cannot cover is exposed */
-        if (job->tp_comm_overlap) {
-            double one_f = o->tp_f / (double)tpn, one_b = o->tp_b / (double)tpn;
-            double rest_f = o->tp_f - one_f, rest_b = o->tp_b - one_b;
-            o->tp_f = one_f + (rest_f > f ? rest_f - f : 0.0);
-            o->tp_b = one_b + (rest_b > bw ? rest_b - bw : 0.0);
-        }
+        if (job->tp_comm_overlap) tp_overlap(o, (double)tpn, f, bw);
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds; a sliding layer
@@ -536,25 +572,10 @@ collectives:
         }
         comm_f = hops * step;
         comm_b = 2.0 * comm_f;
-        o->cp_f = comm_f > attn_f ? comm_f - attn_f : 0.0;
-        o->cp_b = comm_b > attn_b ? comm_b - attn_b : 0.0;
-        /* the last step's transfer cannot hide */
-        o->cp_f += step / (double)(cpn - 1);
-        o->cp_b += step / (double)(cpn - 1);
+        o->cp_f = ring_exposed(comm_f, attn_f, step, cpn);
+        o->cp_b = ring_exposed(comm_b, attn_b, step, cpn);
     }
-    /* Megatron-Core's --overlap-moe-expert-parallel-comm (the moe_recipes'
-     * "EP overlap", DeepSeek-V3 report section 3.2.1's idea in 1F1B): the
-     * forward of one micro-batch and the backward of another run as one
-     * interleaved pair, each one's dispatch and combine under the other's
-     * compute, so a layer's pair costs max(compute, all-to-all) and only the
-     * all-to-all beyond the pair's compute is exposed (split between forward
-     * and backward as the all-to-all is). */
-    if (moe && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) {
-        double comm = o->ep_f + o->ep_b, comp = o->f + o->b;
-        double keep = comm > comp ? (comm - comp) / comm : 0.0;
-        o->ep_f *= keep;
-        o->ep_b *= keep;
-    }
+    if (moe && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) ep_overlap(o);
     /* Host dispatch: every operator costs the CPU kernel_us to launch, and a
      * layer cannot run faster than its launches (small models and small
      * micro-batches are launch-bound in eager PyTorch).  Operators counted:
@@ -707,8 +728,8 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
             double kv = 2.0 * 2.0 * b * sq * kt * d;
             double step = pt_p2p_time(c, bytes_i64(kv), cpn, pt_strategy_stride(st, PT_GROUP_CP));
             double comm_f = (double)(cpn - 1) * step, comm_b = 2.0 * comm_f;
-            cp_f = (comm_f > core_f ? comm_f - core_f : 0.0) + step / (double)(cpn - 1);
-            cp_b = (comm_b > core_b ? comm_b - core_b : 0.0) + step / (double)(cpn - 1);
+            cp_f = ring_exposed(comm_f, core_f, step, cpn);
+            cp_b = ring_exposed(comm_b, core_b, step, cpn);
             ops += 2.0 * (double)(cpn - 1);
         }
     } else if (k == '-') {
@@ -736,20 +757,10 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
     if (tpn > 1 && n_ar > 0) {
         double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(2.0 * T * hd), tpn, pt_strategy_stride(st, PT_GROUP_TP));
         o->tp_f = o->tp_b = n_ar * ar;
-        if (job->tp_comm_overlap) { /* as layer_times_kind: only what the GEMMs cannot cover */
-            double one_f = o->tp_f / (double)tpn, one_b = o->tp_b / (double)tpn;
-            double rest_f = o->tp_f - one_f, rest_b = o->tp_b - one_b;
-            o->tp_f = one_f + (rest_f > f ? rest_f - f : 0.0);
-            o->tp_b = one_b + (rest_b > bw ? rest_b - bw : 0.0);
-        }
+        if (job->tp_comm_overlap) tp_overlap(o, (double)tpn, f, bw);
         ops += n_ar * (st->sp ? 2.0 : 1.0);
     }
-    if (k == 'E' && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) {
-        double comm = o->ep_f + o->ep_b, comp = o->f + o->b;
-        double keep = comm > comp ? (comm - comp) / comm : 0.0;
-        o->ep_f *= keep;
-        o->ep_b *= keep;
-    }
+    if (k == 'E' && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) ep_overlap(o);
     dispatch_floor(h, ops, o); /* as layer_times_kind */
     if (st->recompute == PT_RC_FULL) {
         forward_again(o);
