@@ -223,6 +223,57 @@ static void test_refusals(void **state)
                    "layers_block_type", "", "at layer 3");
 }
 
+/* Tensor parallelism splits a Mamba-2 mixer's heads and its B, C groups
+ * (Megatron-Core's mamba_mixer.py asserts both divisible by tp): with 8
+ * attention and KV heads tp=8 passes the attention's rules, and is refused
+ * by 4 Mamba heads; 8 Mamba heads in 2 groups take tp=2 and refuse tp=4,
+ * naming n_groups.  Nemotron 3 Nano (64 Mamba heads in 8 groups; 2 KV
+ * heads, its limit) runs at tp=2. */
+static void expect_tp_model(const pt_model *mp, int tp, const char *msg)
+{
+    pt_model m = *mp;
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(64, 8, 1);
+    pt_strategy st;
+    unsigned set;
+    pt_diag d;
+    char s[32];
+    snprintf(s, sizeof s, "tp=%d", tp);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(pt_strategy_parse(s, &st, &set, &d), PT_OK);
+    if (!msg) {
+        if (pt_strategy_resolve(&st, set, &m, &c, &j, &d) != PT_OK) fail_msg("%s", d.msg);
+        return;
+    }
+    assert_int_equal(pt_strategy_resolve(&st, set, &m, &c, &j, &d), PT_EINPUT);
+    assert_string_equal(d.field, "tp");
+    assert_string_equal(d.msg, msg);
+}
+
+static void expect_tp(const char *text, int tp, const char *msg)
+{
+    pt_model m = parse(text);
+    expect_tp_model(&m, tp, msg);
+}
+
+#define TP_KEYS(mheads, groups)                                                                          \
+    "{\"model_type\": \"nemotron_h\", \"hidden_size\": 128, \"num_attention_heads\": 8, "               \
+    "\"num_key_value_heads\": 8, \"head_dim\": 16, \"intermediate_size\": 256, "                        \
+    "\"mamba_num_heads\": " #mheads ", \"mamba_head_dim\": 16, \"n_groups\": " #groups ", "                \
+    "\"conv_kernel\": 4, \"chunk_size\": 8, \"ssm_state_size\": 16, \"vocab_size\": 1024, "            \
+    "\"max_position_embeddings\": 64, \"num_hidden_layers\": 4, \"hybrid_override_pattern\": \"M*-M\"}"
+
+static void test_tp_rules(void **state)
+{
+    pt_model nano = th_model("nemotron-v3-nano-30b-a3b");
+    (void)state;
+    expect_tp(TP_KEYS(8, 8), 8, NULL);
+    expect_tp(TP_KEYS(4, 4), 8, "tp=8 does not divide mamba_num_heads=4");
+    expect_tp(TP_KEYS(8, 2), 2, NULL);
+    expect_tp(TP_KEYS(8, 2), 4, "tp=4 does not divide n_groups=2");
+    expect_tp_model(&nano, 2, NULL);
+}
+
 /* transformers' newer layers_block_type list reads as the pattern. */
 static void test_layers_block_type(void **state)
 {
@@ -256,7 +307,7 @@ int main(void)
         cmocka_unit_test(test_time_counts_model_flops), cmocka_unit_test(test_stages_follow_blocks),
         cmocka_unit_test(test_nemotron3_nano),   cmocka_unit_test(test_nemotron3_super),
         cmocka_unit_test(test_refusals),         cmocka_unit_test(test_layers_block_type),
-        cmocka_unit_test(test_serving_refused),
+        cmocka_unit_test(test_serving_refused),  cmocka_unit_test(test_tp_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -320,6 +320,18 @@ static pt_status model_rules(const pt_strategy *st, const pt_model *m, pt_diag *
     if (m->experts > 0 && m->shared_ffn % st->tp)
         return refuse_key(d, PT_K_TP, v, "tp=%d does not divide the shared experts' "
                           "moe_shared_expert_intermediate_size=%lld", st->tp, (long long)m->shared_ffn);
+    /* a Mamba-2 mixer splits its heads and its B, C groups over the tp ranks
+     * (Megatron-Core megatron/core/ssm/mamba_mixer.py asserts nheads and
+     * ngroups % tensor_model_parallel_size == 0; d_inner = heads x head_dim
+     * then divides too) */
+    if (strchr(m->hybrid, 'M')) {
+        if (m->mamba_heads % st->tp)
+            return refuse_key(d, PT_K_TP, v, "tp=%d does not divide mamba_num_heads=%lld", st->tp,
+                              (long long)m->mamba_heads);
+        if (m->mamba_groups % st->tp)
+            return refuse_key(d, PT_K_TP, v, "tp=%d does not divide n_groups=%lld", st->tp,
+                              (long long)m->mamba_groups);
+    }
     return PT_OK;
 }
 
