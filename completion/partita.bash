@@ -117,11 +117,11 @@ _partita()
         opts="--cluster --gpus --global-batch --seq-len --dtype --engine --top --space --fix
               --threads --json --explain --export --out --verify --objective --tokens
               --critical-batch --target-loss --trace --svg --report --moe-imbalance --moe-capacity
-              --no-flash-attention --deadline-hours --checkpoint-GBps --checkpoint-mode --ft
+              --no-flash-attention --tp-comm-overlap --deadline-hours --checkpoint-GBps --checkpoint-mode --ft
               --spare-nodes --failure-rate --host-memory-GiB --cpu-machines --help" ;;
     eval)
         opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
-              --no-flash-attention --json --simulate --trace --svg --moe-imbalance
+              --no-flash-attention --tp-comm-overlap --json --simulate --trace --svg --moe-imbalance
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;
     calibrate) opts="--cluster --out --nccl --prior --workload --json --help" ;;
@@ -147,7 +147,7 @@ _partita()
     local i
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --offline | --no-spatial | --help) ;;
+        --json | --explain | --verify | --simulate | --plans | --no-flash-attention | --tp-comm-overlap | --offline | --no-spatial | --help) ;;
         --*=* | =) ;;
         -*) # its value, given as "--opt value" or split at "=" as "--opt = value"
             if [[ ${COMP_WORDS[i + 1]} == = ]]; then ((i += 2)); else ((i++)); fi ;;

@@ -509,6 +509,14 @@ static void test_tp_comm_overlap(void **state)
         assert_true(k1.time.tp_comm < (left + 0.005) * k0.time.tp_comm);
     }
     th_near_rel(k1.time.compute, k0.time.compute, 1e-12, "the overlap hides communication, not compute");
+    /* Megatron asserts sequence parallelism with it (and torchtitan's TP is
+     * always sequence-parallel): without sp the collectives stay exposed */
+    assert_int_equal(st.sp, 1);
+    st = th_strategy("tp=8 pp=1 dp=1 mbs=1 zero=1 recompute=full sp=0", &m, &c, &j);
+    pt_cost_eval(&m, &c, &j, &st, &k1);
+    j.tp_comm_overlap = 0;
+    pt_cost_eval(&m, &c, &j, &st, &k0);
+    assert_true(k1.time.tp_comm == k0.time.tp_comm);
 }
 
 /* Gradients in bf16 (NeMo's performance recipes, grad_reduce_in_fp32 =

@@ -54,9 +54,10 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
 {
     char mn[300], cn[300], dn[300];
     int any = job->engine == PT_ENGINE_ANY;
-    printf("plan       %s on %s: %lld x %s, seq %lld, %s, %s\n", pt_str_escape(m->name, mn, sizeof mn),
+    printf("plan       %s on %s: %lld x %s, seq %lld, %s%s, %s\n", pt_str_escape(m->name, mn, sizeof mn),
            pt_str_escape(c->name, cn, sizeof cn), (long long)c->devices,
            pt_str_escape(c->dev.name, dn, sizeof dn), (long long)job->seq_len, pt_dtype_name(job->dtype),
+           job->tp_comm_overlap ? ", tp comm overlap" : "",
            any ? "any engine (each plan priced as the engine named)" : pt_engine_label(job->engine));
     printf("searched   %lld strategies: %lld fit, %lld ruled out by memory before pricing "
            "(%d thread%s)\n\n", (long long)r->evaluated, (long long)r->fitting, (long long)r->pruned,

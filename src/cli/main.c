@@ -235,6 +235,14 @@ int cli_job_options(cli_job *o, const cli_args *a)
         else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
     }
     if (cli_get(a, "no-flash-attention")) o->job.flash_attention = 0;
+    /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers) and
+     * torchtitan's async TP; DeepSpeed has neither */
+    if (cli_get(a, "tp-comm-overlap")) {
+        if (o->engine_set && o->job.engine == PT_ENGINE_DEEPSPEED)
+            return cli_usage("--tp-comm-overlap: DeepSpeed does not overlap tensor-parallel communication "
+                             "(Megatron's --tp-comm-overlap, torchtitan's async TP)");
+        o->job.tp_comm_overlap = 1;
+    }
     /* routed-token load of the busiest device over the even share (>= 1),
      * or the expert capacity factor (> 0): MoE models only */
     if ((v = cli_get(a, "moe-imbalance")) && cli_real("--moe-imbalance", v, 1, 1000, &o->job.moe_imbalance))

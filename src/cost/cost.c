@@ -556,7 +556,7 @@ collectives:
         double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
         o->tp_f = n_ar * ar;
         o->tp_b = n_ar * ar;
-        if (job->tp_comm_overlap) tp_overlap(o, (double)tpn, f, bw);
+        if (job->tp_comm_overlap && st->sp) tp_overlap(o, (double)tpn, f, bw);
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds; a sliding layer
@@ -757,7 +757,7 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
     if (tpn > 1 && n_ar > 0) {
         double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(2.0 * T * hd), tpn, pt_strategy_stride(st, PT_GROUP_TP));
         o->tp_f = o->tp_b = n_ar * ar;
-        if (job->tp_comm_overlap) tp_overlap(o, (double)tpn, f, bw);
+        if (job->tp_comm_overlap && st->sp) tp_overlap(o, (double)tpn, f, bw);
         ops += n_ar * (st->sp ? 2.0 : 1.0);
     }
     if (k == 'E' && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) ep_overlap(o);

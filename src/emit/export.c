@@ -384,6 +384,7 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
     if (st->pp_first) meg_arg(&b, "--decoder-first-pipeline-num-layers %d", st->pp_first);
     if (st->pp_last) meg_arg(&b, "--decoder-last-pipeline-num-layers %d", st->pp_last);
     if (st->sp && st->tp > 1) meg_arg(&b, "--sequence-parallel");
+    if (job->tp_comm_overlap && st->sp && st->tp > 1) meg_arg(&b, "--tp-comm-overlap");
     if (st->zero >= 1) meg_arg(&b, "--use-distributed-optimizer");
     meg_arg(&b, "--overlap-grad-reduce");
     if (st->zero >= 1) meg_arg(&b, "--overlap-param-gather");
@@ -631,6 +632,8 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     pt_emit_buf b = {0};
     const char *flavor = titan_flavor(m), *sched = NULL, *mname = "llama3";
     int64_t replicate, shard, stages = 0, per_stage = 0, local_batch, dp = st->dp;
+    /* --tp-comm-overlap as torchtitan runs it (sp=1 is checked below) */
+    int async_tp = job->tp_comm_overlap && st->tp > 1;
 
     if (st->pp_first || st->pp_last)
         return refuse(d, st->pp_first ? "pp_first" : "pp_last", "",
@@ -764,6 +767,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     pt_emit_buf_printf(&b, "data_parallel_shard_degree = %lld\n", (long long)shard);
     if (st->zero == 3 && st->pp > 1) pt_emit_buf_printf(&b, "fsdp_reshard_after_forward = \"always\"\n");
     pt_emit_buf_printf(&b, "tensor_parallel_degree = %d\n", st->tp);
+    if (async_tp) pt_emit_buf_printf(&b, "enable_async_tensor_parallel = true\n");
     pt_emit_buf_printf(&b, "pipeline_parallel_degree = %d\n", st->pp);
     if (st->pp > 1) {
         pt_emit_buf_printf(&b, "pipeline_parallel_schedule = \"%s\"\n", sched);
@@ -777,6 +781,9 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
         pt_emit_buf_printf(&b, "expert_parallel_degree = %d\n", st->ep);
         pt_emit_buf_printf(&b, "expert_tensor_parallel_degree = %d\n", st->etp);
     }
+    /* async TP runs its collective matmuls as torch.compile fuses them: it
+     * refuses to start without the model compiled */
+    if (async_tp) pt_emit_buf_printf(&b, "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n");
     pt_emit_buf_printf(&b, "\n[activation_checkpoint]\n");
     switch (st->recompute) {
     case PT_RC_FULL: pt_emit_buf_printf(&b, "mode = \"full\"\n"); break;

@@ -109,9 +109,10 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     else
         fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", mn,
                 (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
-    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s, %s\n", cn, (long long)c->devices, dn,
+    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s%s, %s\n", cn, (long long)c->devices, dn,
             (long long)job->seq_len, pt_dtype_name(job->dtype),
-            job->flash_attention ? ", flash attention" : "", pt_engine_name(job->engine));
+            job->flash_attention ? ", flash attention" : "", job->tp_comm_overlap ? ", tp comm overlap" : "",
+            pt_engine_name(job->engine));
     fprintf(f, "strategy   %s\n\n", buf);
     fprintf(f, "step time         %.3f s  (%lld micro-batches per pipeline)\n", T,
             (long long)k->microbatches);

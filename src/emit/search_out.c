@@ -38,6 +38,7 @@ pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job
     json_object_set_new(head, "seq_len", json_integer(job->seq_len));
     json_object_set_new(head, "dtype", json_string(pt_dtype_name(job->dtype)));
     json_object_set_new(head, "flash_attention", json_boolean(job->flash_attention));
+    json_object_set_new(head, "tp_comm_overlap", json_boolean(job->tp_comm_overlap));
     json_object_set_new(head, "engine", json_string(pt_engine_name(job->engine)));
     pt_emit_device_json(head, &c->dev);
     json_object_update(head, j);

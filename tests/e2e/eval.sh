@@ -81,4 +81,20 @@ ok = ok and o["strategy"]["ep"] == 64 and o["strategy"]["etp"] == 1
 sys.exit(0 if ok else 1)
 PY
 fi
+# --tp-comm-overlap (Megatron's flag, torchtitan's async TP): the TP time
+# falls, the export writes the flag after --sequence-parallel, and DeepSpeed,
+# which has no such overlap, is refused with exit status 2
+tp1=$($P eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --strategy "tp=8 pp=2" \
+      --tp-comm-overlap --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["tp_comm"])' 2>/dev/null)
+tpn=$($P eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --strategy "tp=8 pp=2" \
+      --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["tp_comm"])' 2>/dev/null)
+python3 -c "import sys; sys.exit(0 if 0 < float('$tp1') < 0.5 * float('$tpn') else 1)" 2>/dev/null ||
+    bad "--tp-comm-overlap: tp comm $tp1 s, not under half of $tpn s without it"
+$P plan llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --tp-comm-overlap \
+   --export megatron >"$tmp/tpo.sh" 2>"$tmp/err" || bad "plan --tp-comm-overlap --export megatron: $(cat "$tmp/err")"
+grep -q -- '--sequence-parallel \\$' "$tmp/tpo.sh" && grep -q -- '--tp-comm-overlap \\$' "$tmp/tpo.sh" ||
+    bad "plan --tp-comm-overlap --export megatron: no --sequence-parallel and --tp-comm-overlap lines"
+expect2 "eval --tp-comm-overlap --engine deepspeed" "DeepSpeed does not overlap tensor-parallel communication" \
+    $P eval llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --strategy "tp=8" --engine deepspeed \
+    --tp-comm-overlap
 exit $fail
