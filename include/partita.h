@@ -341,8 +341,8 @@ typedef struct pt_job {
                               --overlap-moe-expert-parallel-comm); 0: exposed */
     int tp_comm_overlap;   /* 1: tensor-parallel collectives run under the GEMMs
                               they feed (Megatron's --tp-comm-overlap, TE
-                              userbuffers; torchtitan's async TP), where the
-                              strategy has sp=1 (both need it); 0: exposed   */
+                              userbuffers), where the strategy has sp=1
+                              (Megatron asserts it); 0: exposed             */
     int moe_dedup_dispatch; /* 1: the dispatcher sends a token once per rank and
                               node it goes to (DeepEP, Megatron-Core's HybridEP);
                               0: once per expert (the all-to-all dispatcher) */

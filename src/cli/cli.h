@@ -36,7 +36,7 @@ typedef struct cli_opt {
     {"dtype", "T", "bf16, fp16 or fp8 (default bf16)"},                                            \
     {"engine", "E", "megatron, deepspeed or torchtitan (alias fsdp): how the engine runs it (default megatron); plan: what it runs, or any"}, \
     {"no-flash-attention", NULL, "price unfused attention instead of flash attention"},           \
-    {"tp-comm-overlap", NULL, "TP collectives under the GEMMs where sp=1 (Megatron's --tp-comm-overlap, torchtitan's async TP)"}, \
+    {"tp-comm-overlap", NULL, "TP collectives under the GEMMs where sp=1 (Megatron's --tp-comm-overlap; megatron engine only)"}, \
     {"moe-imbalance", "X", "MoE: busiest device's routed tokens over the even share, 1..1000 (default 1.25)"}, \
     {"moe-capacity", "F", "MoE: expert capacity factor, 0.01..1000 (default dropless)"}
 

@@ -81,9 +81,9 @@ ok = ok and o["strategy"]["ep"] == 64 and o["strategy"]["etp"] == 1
 sys.exit(0 if ok else 1)
 PY
 fi
-# --tp-comm-overlap (Megatron's flag, torchtitan's async TP): the TP time
-# falls, the export writes the flag after --sequence-parallel, and DeepSpeed,
-# which has no such overlap, is refused with exit status 2
+# --tp-comm-overlap (Megatron's flag): the TP time falls, the export writes
+# the flag after --sequence-parallel, and DeepSpeed (no such overlap) and
+# torchtitan (async TP, not priced) are refused with exit status 2
 tp1=$($P eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --strategy "tp=8 pp=2" \
       --tp-comm-overlap --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["tp_comm"])' 2>/dev/null)
 tpn=$($P eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --strategy "tp=8 pp=2" \
@@ -97,4 +97,9 @@ grep -q -- '--sequence-parallel \\$' "$tmp/tpo.sh" && grep -q -- '--tp-comm-over
 expect2 "eval --tp-comm-overlap --engine deepspeed" "DeepSpeed does not overlap tensor-parallel communication" \
     $P eval llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --strategy "tp=8" --engine deepspeed \
     --tp-comm-overlap
+expect2 "eval --tp-comm-overlap --engine torchtitan" "torchtitan's async TP is not priced" \
+    $P eval llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --strategy "tp=8 zero=3" --engine torchtitan \
+    --tp-comm-overlap
+expect2 "plan --tp-comm-overlap --export torchtitan" "async TP" \
+    $P plan llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --tp-comm-overlap --export torchtitan
 exit $fail
