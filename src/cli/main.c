@@ -238,15 +238,15 @@ int cli_job_options(cli_job *o, const cli_args *a)
     /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers).
      * DeepSpeed has none; torchtitan's async TP is not priced: on its
      * published runs (pytorch/torchtitan benchmarks, Grand Teton H100) it
-     * gained 6-16% over the same runs without it, where this model of the
-     * overlap predicts 19-29% */
+     * gained 4-16% over the same runs without it, where this model of the
+     * overlap predicts 17-29% */
     if (cli_get(a, "tp-comm-overlap")) {
         if (o->engine_set && o->job.engine == PT_ENGINE_DEEPSPEED)
             return cli_usage("--tp-comm-overlap: DeepSpeed does not overlap tensor-parallel communication "
                              "(Megatron's --tp-comm-overlap)");
         if (o->engine_set && o->job.engine == PT_ENGINE_FSDP)
             return cli_usage("--tp-comm-overlap: torchtitan's async TP is not priced (on its published runs it "
-                             "gained 6-16%%, where Megatron's userbuffers overlap model predicts 19-29%%)");
+                             "gained 4-16%%, where Megatron's userbuffers overlap model predicts 17-29%%)");
         o->job.tp_comm_overlap = 1;
     }
     /* routed-token load of the busiest device over the even share (>= 1),

@@ -659,7 +659,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
         return refuse(d, "tp_comm_overlap", "1",
                       "torchtitan: the plan was priced with Megatron's TP comm overlap, which "
                       "torchtitan's async TP does not match (on its published runs async TP gained "
-                      "6-16%%, the overlap model predicts 19-29%%); price it without "
+                      "4-16%%, the overlap model predicts 17-29%%); price it without "
                       "--tp-comm-overlap, or export to megatron");
     if (st->tp > 1 && !st->sp)
         return refuse(d, "sp", "0",
