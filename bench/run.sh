@@ -183,7 +183,21 @@ if by_source and rows:
             nf = sum(1 for r in t if r.get("fits") is False)
             print("    %-30.30s %5d %s %s   %5d %s   %d" % (g, len(t), fmt(stats(t)), fmt(ho),
                   len(m), fmt(stats(m)), nf))
+    def generation(r):
+        # the device generations the constants are fitted per (data/devices.json):
+        # torchtitan's 96 GB 500 W H100 (HBM2e) has its own
+        g = field(r, "gpu").upper()
+        if "A100" in g:
+            return "A100"
+        if "HBM2E" in g:
+            return "H100 96 GB 500 W"
+        if "H100" in g or "H200" in g:
+            return "H100/H200"
+        if any(x in g for x in ("B200", "B300", "GB200", "GB300")):
+            return "Blackwell"
+        return g or "?"
     table("framework", framework)
+    table("generation", generation)
     table("gpu", lambda r: field(r, "gpu") or "?")
 # metrics that are neither (time to train, epochs to target): by metric and
 # by workload, with the held-out half beside
