@@ -362,7 +362,9 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
  * compute add to the compute, both started together: while the transfer
  * runs the compute runs 1/OVERLAP_COMPUTE_SLOWDOWN as fast (its kernels
  * share SMs and memory bandwidth with the communication's, as the
- * data-parallel collectives' do) and the transfer keeps its pace.  Ending
+ * data-parallel collectives' do; DeepSeek-V3's all-to-all kernels take 20
+ * of the H800's 132 SMs, report section 3.2.2, leaving the compute 1/1.18
+ * of them) and the transfer keeps its pace.  Ending
  * after the compute, the transfer's excess comm - comp; before it, the
  * compute's loss comm (1 - 1/slowdown).  Equal where comm = comp slowdown. */
 static double overlapped(double comm, double comp)
@@ -1352,7 +1354,7 @@ void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st
             if (p->dual && ef + eb > 0) {
                 double comp = 0;
                 for (int k = 0; k < 4; k++) comp += c[k] * (pr->kind[k].f + pr->kind[k].b);
-                shown = ef + eb > comp ? (ef + eb - comp) / (ef + eb) : 0.0;
+                shown = overlapped(ef + eb, comp) / (ef + eb);
             }
             fwd[v] += shown * ef;
             bwd[v] += shown * eb;
@@ -1367,7 +1369,7 @@ void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st
             double ef = nm * pr->lep_f, eb = nm * pr->lep_b, shown = 1.0;
             if (p->dual && ef + eb > 0) {
                 double comp = lv * (pr->lf + pr->lb) + nd * (pr->dl_f + pr->dl_b);
-                shown = ef + eb > comp ? (ef + eb - comp) / (ef + eb) : 0.0;
+                shown = overlapped(ef + eb, comp) / (ef + eb);
             }
             fwd[v] += nd * (pr->dl_f + pr->dl_tp_f) + shown * ef;
             bwd[v] += nd * (pr->dl_b + pr->dl_tp_b) + shown * eb;
@@ -2426,9 +2428,9 @@ static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *
     /* Expert all-to-all per micro-batch: on the critical path (Megatron's
      * 1F1B waits on it), except with DualPipe, which overlaps one
      * micro-batch's all-to-all with another's compute (DeepSeek-V3 report,
-     * section 3.2.1): only what compute cannot cover shows. */
+     * section 3.2.1): only what overlapped() leaves of it shows. */
     ep_mb = epf + epb;
-    if (st->schedule == PT_SCHED_DUALPIPE) ep_mb = ep_mb > tf + tb ? ep_mb - (tf + tb) : 0.0;
+    if (st->schedule == PT_SCHED_DUALPIPE && ep_mb > 0) ep_mb = overlapped(ep_mb, tf + tb);
 
     /* Pipeline point-to-point: b*s*h/t per crossing (scatter/gather or SP). */
     p2p = p2p_one = 0;
