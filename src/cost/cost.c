@@ -360,13 +360,14 @@ static void moe_block(const pt_model *m, const pt_cluster *c, const pt_job *job,
 
 /* What comm seconds of communication overlapped with comp seconds of
  * compute add to the compute, both started together: while the transfer
- * runs the compute runs 1/OVERLAP_COMPUTE_SLOWDOWN as fast (its kernels
+ * runs, the compute runs 1/OVERLAP_COMPUTE_SLOWDOWN as fast (its kernels
  * share SMs and memory bandwidth with the communication's, as the
  * data-parallel collectives' do; DeepSeek-V3's all-to-all kernels take 20
- * of the H800's 132 SMs, report section 3.2.2, leaving the compute 1/1.18
- * of them) and the transfer keeps its pace.  Ending
- * after the compute, the transfer's excess comm - comp; before it, the
- * compute's loss comm (1 - 1/slowdown).  Equal where comm = comp slowdown. */
+ * of the H800's 132 SMs, report section 3.2.2, a 132/112 = 1.18 slowdown of
+ * what runs beside them) and the transfer keeps its pace.  A transfer that
+ * ends after the compute adds its excess, comm - comp; one that ends before
+ * it adds the compute's loss, comm (1 - 1/slowdown).  The two agree where
+ * comm = comp x slowdown. */
 static double overlapped(double comm, double comp)
 {
     double sc = OVERLAP_COMPUTE_SLOWDOWN;
