@@ -233,6 +233,22 @@ static int catalog_match(const vcat *k, const char *model, const int64_t sh[5], 
         }
     }
     if (by_size >= 0 && sized == 1 && !sh[0] && !sh[1] && !sh[2]) return by_size;
+    /* a name without its family's generation (NeMo's "Nemotron-15B" is
+     * Nemotron-4 15B, its Nemotron4Config15B): the one catalog model whose
+     * family less its trailing digits starts the key, whose size the key
+     * names and whose shape the row's columns agree with */
+    if (best < 0 && sz[0]) {
+        int hit = -1, hits = 0;
+        for (int i = 0; i < k->n; i++) {
+            size_t fl = strlen(k->fam[i]), bl = fl;
+            while (bl > 0 && isdigit((unsigned char)k->fam[i][bl - 1])) bl--;
+            if (bl == fl || bl == 0 || strncmp(key, k->fam[i], bl) || !has_size(k->key[i] + fl, sz) ||
+                !shape_agrees(&k->m[i], sh))
+                continue;
+            hit = i, hits++;
+        }
+        if (hits == 1) return hit;
+    }
     *by_name = 0;
     return best;
 }

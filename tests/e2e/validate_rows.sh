@@ -34,7 +34,9 @@
 #   "scheme=ZeRO-3" DeepSpeed (flat rings, slower);
 # - "fake balanced" (NeMo AutoModel's FakeBalancedGate: a token's experts are
 #   topk neighbours) with DeepEP sends a token to fewer ranks than the force
-#   balanced gate's random experts (faster).
+#   balanced gate's random experts (faster);
+# - a name without its generation ("Nemotron-15B") is the one catalog model
+#   of its base family and size whose shape agrees (nemotron4-15b).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -70,6 +72,9 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "NVIDIA-NeMo/Automodel,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16; zero_stage 3 = FSDP2"
     echo "t,DeepSeek V3 671B,671,,,,,,4096,,,,H100-SXM5-80GB,256,1,4,64,1,64,8,1,512,full,no,3,iter_time_s,1,bf16; scheme=ZeRO-3"
     echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: DeepEP; mock data, fake balanced MoE gate\""
+    echo "t,Nemotron-15B,15,32,6144,48,,24576,4096,,,,B200-SXM-180GB,64,1,1,64,1,1,1,2,256,,,,iter_time_s,1,FP8"
+    echo "t,Nemotron-15B,15,40,6144,48,,24576,4096,,,,B200-SXM-180GB,64,1,1,64,1,1,1,2,256,,,,iter_time_s,1,FP8"
+    echo "t,Llama-70B,70,80,8192,64,8,28672,4096,,,,H100-SXM5-80GB,64,8,1,8,1,,,1,128,,yes,1,iter_time_s,1,bf16"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -126,6 +131,16 @@ if not priced(23) or not priced(24) or not rows[24]["predicted"] < rows[23]["pre
     bad.append("TP comm overlap not read: %s against %s" % (rows[24], rows[23]))
 if not priced(25) or rows[25]["predicted"] != rows[24]["predicted"]:
     bad.append("'zero_stage=1 inferred' read as DeepSpeed (no TP comm overlap): %s against %s" % (rows[25], rows[24]))
+# a name without its family's generation ("Nemotron-15B", NeMo's name for
+# Nemotron-4 15B): the one catalog model of that size whose shape agrees
+# (its 256000-token vocabulary, not the default); a shape that disagrees,
+# or a size several generations have ("Llama-70B"), is not matched
+if not priced(30) or "vocab 51200" in rows[30].get("assumed", ""):
+    bad.append("Nemotron-15B not read as nemotron4-15b: %s" % rows[30])
+if not priced(31) or "vocab 51200" not in rows[31].get("assumed", ""):
+    bad.append("Nemotron-15B of another shape matched nemotron4-15b: %s" % rows[31])
+if not priced(32) or "vocab 51200" not in rows[32].get("assumed", ""):
+    bad.append("Llama-70B (no generation, three catalog 70Bs) matched one: %s" % rows[32])
 if not priced(26) or not priced(27) or rows[27]["predicted"] != rows[26]["predicted"]:
     bad.append("AutoModel's 'zero_stage 3 = FSDP2' not priced as FSDP: %s against %s" % (rows[27], rows[26]))
 if not priced(28) or not rows[28]["predicted"] > rows[26]["predicted"]:
