@@ -68,7 +68,7 @@ static const char *const names[] = {
     "gpt-76.1b",     "gpt-145.6b",    "gpt-310.1b", "gpt-529.6b", "gpt-1t",
     "gpt3-175b",     "gpt-22b",       "gpt-530b",   "llama2-7b",  "llama2-70b",
     "llama3-8b",     "llama3-70b",    "llama3.1-405b",
-    "nemotron4-15b", "nemotron4-340b",
+    "nemotron3-8b",  "nemotron4-15b", "nemotron4-340b",
     "mpt-125m",      "mpt-350m",      "mpt-760m",   "mpt-1b",     "mpt-3b",
     "mpt-7b",        "mpt-13b",       "mpt-30b",    "mpt-70b",
     "mixtral-8x7b",  "mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b",
