@@ -3,15 +3,11 @@
 # for every plan the simulator checked (step_time_source "simulated"), the
 # largest gap between its analytic and simulated step; simulated peak memory
 # (or the analytic one where the simulator checked nothing) against the
-# device; the largest HFU.  A copy of /work/six.sh that reads plans without
-# simulated_* keys (plan --verify --json leaves them out where nothing was
-# checked).  Run from the repository root after make.
-for q in "gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048" \
-         "llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --seq-len 8192" \
-         "nemotron4-340b --cluster dgx-h100 --gpus 2048 --global-batch 512 --seq-len 4096" \
-         "llama3-8b --cluster dgx-h100 --gpus 8 --global-batch 128 --seq-len 8192" \
-         "mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --seq-len 4096" \
-         "gpt-1t --cluster dgx-a100-80g --gpus 3072 --global-batch 3072 --seq-len 2048"; do
+# device; the largest HFU.  Plans without simulated_* keys (plan --verify
+# --json leaves them out where nothing was checked) count as analytic.  The problems are tests/data/six-problems.txt's, one a line
+# (tests/e2e/plan.sh reads them too).  Run from the repository root after
+# make.
+while read -r q <&3; do
   for e in megatron any; do
   build/partita plan $q --engine $e --verify --top 5 --json | python3 -c "
 import json,sys
@@ -25,4 +21,4 @@ p=j['plans'][0]
 print('%-16s %-8s #1 %-70s %7.3fs gap %.2f%% peak/dev %.3f hfu %.3f mfu %.3f %s analytic=%d' % (j['model'], '$e', p['strategy_string'][:70], p['step_time_s'], 100*w, peak, hfu, p['mfu'], ','.join(sorted(src)), n1))
 "
   done
-done
+done 3<tests/data/six-problems.txt

@@ -62,12 +62,8 @@ grep -q "zero" "$tmp/err" || bad "torchtitan refusal does not name zero: $(cat "
 # step time and memory: for the six problems of issue 14, plan --json --top 1
 # and --export megatron agree on tp, pp, cp, mbs and vpp, the schedule is
 # one Megatron-LM runs, and the export's comment states the plan's numbers
-for q in "gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048" \
-         "llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --seq-len 8192" \
-         "nemotron4-340b --cluster dgx-h100 --gpus 2048 --global-batch 512 --seq-len 4096" \
-         "llama3-8b --cluster dgx-h100 --gpus 8 --global-batch 128 --seq-len 8192" \
-         "mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --seq-len 4096" \
-         "gpt-1t --cluster dgx-a100-80g --gpus 3072 --global-batch 3072 --seq-len 2048"; do
+# (tests/data/six-problems.txt, one question a line; tools/six.sh reads it too)
+while read -r q <&3; do
     $P plan $q --json --top 1 --verify >"$tmp/e.json" 2>"$tmp/err" || bad "plan $q: $(cat "$tmp/err")"
     $P plan $q --export megatron >"$tmp/e.sh" 2>"$tmp/err" || bad "plan $q --export megatron: $(cat "$tmp/err")"
     python3 - "$tmp/e.json" "$tmp/e.sh" <<'PY' || bad "plan $q: the table's #1 and the megatron export differ"
@@ -103,7 +99,7 @@ assert abs(float(m.group(3)) - peak) < 0.051, (first, peak)
 assert abs(float(m.group(4)) - p["device_memory_GiB"]) < 0.051, (first, p["device_memory_GiB"])
 assert first.endswith("for " + p["strategy_string"]), first
 PY
-done
+done 3<tests/data/six-problems.txt
 # --engine any searches every engine and names each plan's; it can only be
 # faster than Megatron alone; each plan keeps its engine's rules
 g="gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048"
