@@ -134,8 +134,10 @@ static double by_tokens(const pt_plan *p, const pt_job *job, const void *arg)
  * replayed data-parallel time taken as 0 (pt_cost_eval_bound) and replays it
  * only if that bound could still rank: the same plans, step times to the
  * bit and per-dimension alternatives as pricing every strategy in full, on a
- * space of pipelines under ZeRO 1 (replayed), ZB-V and DualPipe; and the
- * bound is one: never slower than the full price. */
+ * space of pipelines under ZeRO 1 (replayed), ZB-V and DualPipe; the bound
+ * is one, never slower than the full price, and says when it is the full
+ * price (nothing replayed left out), so the search prices that strategy
+ * once. */
 static void test_lazy_bound(void **state)
 {
     pt_model m = th_model("gpt3-175b");
@@ -161,9 +163,16 @@ static void test_lazy_bound(void **state)
         pt_cost_prep pr;
         pt_cost lo, hi;
         pt_cost_prepare(&m, &c, &j, &st, &pr);
-        pt_cost_eval_bound(&m, &c, &j, &st, &pr, &lo);
+        assert_int_equal(pt_cost_eval_bound(&m, &c, &j, &st, &pr, &lo), 0); /* a replay left out */
         pt_cost_eval_prepared(&m, &c, &j, &st, &pr, &hi);
         assert_true(lo.step_time_s < hi.step_time_s && hi.time.dp_comm > 0 && lo.time.dp_comm == 0);
+        /* ZeRO-3 through a 1F1B pipeline is priced in closed form: the bound
+         * is the price, and says so (the search then prices it once) */
+        st = th_strategy("tp=8 pp=8 dp=2 mbs=1 zero=3 schedule=1f1b", &m, &c, &j);
+        pt_cost_prepare(&m, &c, &j, &st, &pr);
+        assert_int_equal(pt_cost_eval_bound(&m, &c, &j, &st, &pr, &lo), 1);
+        pt_cost_eval_prepared(&m, &c, &j, &st, &pr, &hi);
+        assert_true(lo.step_time_s == hi.step_time_s && lo.time.dp_comm == hi.time.dp_comm && hi.time.dp_comm > 0);
     }
     pt_search_free(&lazy);
     pt_search_free(&full);

@@ -2281,7 +2281,7 @@ static uint64_t dp_memo_hash(const double *key)
  * (one entry per stage where ZeRO 0-2 is replayed) -- then
  * pt_cost_dp_stages_s.  zb-v and dualpipe: dp_replayed. */
 static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
-                           const pt_cost_prep *pr, int bound, double Pst, double Pexp, int64_t mb,
+                           const pt_cost_prep *pr, int *skipped, double Pst, double Pexp, int64_t mb,
                            const double *sfw, const double *sbw, double p2p, double span0)
 {
     pt_cost_dp k;
@@ -2295,7 +2295,10 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
     int replay = st->pp > 1 && st->zero <= 2;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
-    if ((zbv || dual || replay) && bound) return 0.0; /* a replay adds, never takes away */
+    if ((zbv || dual || replay) && skipped) { /* a replay adds, never takes away */
+        *skipped = 1;
+        return 0.0;
+    }
     if (zbv || dual) return dp_replayed(m, job, st, pr, &k, Pst, Pexp, mb, p2p, span0);
     for (int which = 0; which < 3; which++) {
         pt_cost_dp_stage *s = &sc[nsc++];
@@ -2358,23 +2361,26 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
 }
 
 static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
-                          const pt_cost_prep *pr, int bound, pt_cost *out);
+                          const pt_cost_prep *pr, int *skipped, pt_cost *out);
 
 void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
                            const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out)
 {
-    eval_prepared(m, c, job, st, pr, 0, out);
+    eval_prepared(m, c, job, st, pr, NULL, out);
 }
 
-void pt_cost_eval_bound(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
-                        const pt_cost_prep *pr, pt_cost *out)
+int pt_cost_eval_bound(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                       const pt_cost_prep *pr, pt_cost *out)
 {
-    eval_prepared(m, c, job, st, pr, 1, out);
+    int skipped = 0;
+    eval_prepared(m, c, job, st, pr, &skipped, out);
+    return !skipped;
 }
 
-/* bound: the replayed data-parallel exposure taken as 0 (pt_cost_eval_bound) */
+/* skipped (NULL: price in full): the replayed data-parallel exposure taken
+ * as 0, *skipped set where there was one (pt_cost_eval_bound) */
 static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
-                          const pt_cost_prep *pr, int bound, pt_cost *out)
+                          const pt_cost_prep *pr, int *skipped, pt_cost *out)
 {
     const pt_device *dev = &c->dev;
     const hw *hp = &pr->h;
@@ -2507,7 +2513,7 @@ static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *
         }
     }
     /* zb-v, dualpipe: the replayed order's makespan, as the bubble came from it */
-    dp_exposed = dp_exposed_s(m, c, job, st, pr, bound, Pst, Pexp, mb, sfw, sbw, p2p_one,
+    dp_exposed = dp_exposed_s(m, c, job, st, pr, skipped, Pst, Pexp, mb, sfw, sbw, p2p_one,
                               bubble + p2p + nmb * (tf + tb + tpf + tpb + cpf + cpb + ep_mb));
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */

@@ -49,9 +49,11 @@ void pt_cost_eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job 
                            const pt_strategy *st, const pt_cost_prep *pr, pt_cost *out);
 /* The same with the data-parallel exposure that cost.c replays (a pipeline
  * under ZeRO 0-2, zb-v and dualpipe) taken as 0: a lower bound on the step,
- * for the search to skip the replay of a strategy that cannot rank. */
-void pt_cost_eval_bound(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
-                        const pt_cost_prep *pr, pt_cost *out);
+ * for the search to skip the replay of a strategy that cannot rank.
+ * Returns 1 when nothing was left out (*out is then pt_cost_eval_prepared's
+ * price), 0 when a replay was. */
+int pt_cost_eval_bound(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
+                       const pt_cost_prep *pr, pt_cost *out);
 /* Memory of the busiest device only (cheap: the search prunes with it). */
 void pt_cost_memory_prepared(const pt_model *m, const pt_cluster *c, const pt_job *job,
                              const pt_strategy *st, const pt_cost_prep *pr, pt_memory *out,

@@ -125,7 +125,7 @@ static int could_keep(const worker *w, const pt_plan *p)
 static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
 {
     pt_plan p;
-    int fits, lazy;
+    int fits, lazy, exact = 0;
     const pt_space *sp = &w->o->space;
     if (!pt_space_allows(sp, PT_D_ZERO, st->zero) || !pt_space_allows(sp, PT_D_OFFLOAD, st->offload) ||
         !pt_space_allows(sp, PT_D_SCHEDULE, st->schedule))
@@ -149,7 +149,7 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
      * bound enters neither the best kept nor any dimension's best, the
      * replay cannot change what the search keeps. */
     lazy = !w->o->on_fit && !w->o->score;
-    if (lazy) pt_cost_eval_bound(w->m, w->c, w->job, st, pr, &p.cost);
+    if (lazy) exact = pt_cost_eval_bound(w->m, w->c, w->job, st, pr, &p.cost);
     else pt_cost_eval_prepared(w->m, w->c, w->job, st, pr, &p.cost);
     w->priced++;
     if (!p.cost.fits) {
@@ -160,7 +160,7 @@ static void consider(worker *w, pt_strategy *st, const pt_cost_prep *pr)
         return;
     }
     w->fitting++;
-    if (lazy) {
+    if (lazy && !exact) { /* a replay was left out: replayed if the bound could rank */
         p.score = p.cost.tokens_per_s;
         if (!could_keep(w, &p)) return;
         pt_cost_eval_prepared(w->m, w->c, w->job, st, pr, &p.cost);
