@@ -374,6 +374,13 @@ static double overlapped(double comm, double comp)
     return comm >= comp * sc ? comm - comp : comm * (1.0 - 1.0 / sc);
 }
 
+/* The share of comm seconds of communication overlapped() leaves exposed
+ * beside comp seconds of compute (comm > 0). */
+static double exposed_share(double comm, double comp)
+{
+    return overlapped(comm, comp) / comm;
+}
+
 /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers, Wang et al.
  * ASPLOS'23 "Overlap communication with dependent computation"): each
  * all-gather and reduce-scatter is split into chunks, one per tp rank, that
@@ -396,7 +403,7 @@ static void tp_overlap(layer_t *o, double tpn, double gemm_f, double gemm_b)
  * as the all-to-all is. */
 static void ep_overlap(layer_t *o)
 {
-    double comm = o->ep_f + o->ep_b, keep = overlapped(comm, o->f + o->b) / comm;
+    double keep = exposed_share(o->ep_f + o->ep_b, o->f + o->b);
     o->ep_f *= keep;
     o->ep_b *= keep;
 }
@@ -1051,14 +1058,13 @@ static double model_flops(const pt_model *m, double s, double keys, int64_t glob
         /* a hybrid stack: each block's forward FLOPs per token as
          * hybrid_block prices them (Mamba-2: projections, conv1d, SSD scan;
          * attention: GEMMs and the causal core), times 3, plus the logits */
-        double L = (double)m->layers, gm, cv, sd;
+        double gm, cv, sd;
         mamba_flops(m, &gm, &cv, &sd);
         per_tok = (double)pt_model_kind_layers(m, 'M', 0, m->layers) * (gm + cv + sd) +
                   (double)pt_model_kind_layers(m, '*', 0, m->layers) *
                       (block_gemm_flops(m, '*') + 2.0 * keys * (double)m->heads * 2.0 * d) +
                   (double)pt_model_kind_layers(m, '-', 0, m->layers) * block_gemm_flops(m, '-') +
                   (double)pt_model_kind_layers(m, 'E', 0, m->layers) * block_gemm_flops(m, 'E');
-        (void)L;
         return (3.0 * per_tok + 6.0 * (double)m->vocab * h) * s * (double)global_batch;
     }
     if (m->experts > 0 || m->mla || m->window_layers) {
@@ -1355,7 +1361,7 @@ void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st
             if (p->dual && ef + eb > 0) {
                 double comp = 0;
                 for (int k = 0; k < 4; k++) comp += c[k] * (pr->kind[k].f + pr->kind[k].b);
-                shown = overlapped(ef + eb, comp) / (ef + eb);
+                shown = exposed_share(ef + eb, comp);
             }
             fwd[v] += shown * ef;
             bwd[v] += shown * eb;
@@ -1370,7 +1376,7 @@ void pt_cost_vstages(const pt_model *m, const pt_job *job, const pt_strategy *st
             double ef = nm * pr->lep_f, eb = nm * pr->lep_b, shown = 1.0;
             if (p->dual && ef + eb > 0) {
                 double comp = lv * (pr->lf + pr->lb) + nd * (pr->dl_f + pr->dl_b);
-                shown = overlapped(ef + eb, comp) / (ef + eb);
+                shown = exposed_share(ef + eb, comp);
             }
             fwd[v] += nd * (pr->dl_f + pr->dl_tp_f) + shown * ef;
             bwd[v] += nd * (pr->dl_b + pr->dl_tp_b) + shown * eb;
