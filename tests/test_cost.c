@@ -502,7 +502,8 @@ static void test_tp_comm_overlap(void **state)
     pt_cost_eval(&m, &c, &j, &st, &k1);
     assert_true(k0.time.tp_comm > 0);
     /* the embedding's collectives, outside the layers and not overlapped,
-     * add about 0.2% of the unoverlapped time */
+     * add 0.15% of the unoverlapped time (measured: 0.265617 against
+     * 0.264087) */
     {
         double left = 1.0 / 8.0 + 7.0 / 8.0 * (1.0 - 1.0 / 1.189);
         assert_true(k1.time.tp_comm > left * k0.time.tp_comm);
