@@ -342,7 +342,8 @@ typedef struct pt_job {
     int tp_comm_overlap;   /* 1: tensor-parallel collectives run under the GEMMs
                               they feed (Megatron's --tp-comm-overlap, TE
                               userbuffers), where the strategy has sp=1
-                              (Megatron asserts it); 0: exposed             */
+                              (Megatron asserts it); priced for Megatron
+                              jobs only; 0: exposed                         */
     int moe_dedup_dispatch; /* 1: the dispatcher sends a token once per rank and
                               node it goes to (DeepEP, Megatron-Core's HybridEP);
                               0: once per expert (the all-to-all dispatcher) */

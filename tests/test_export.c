@@ -298,8 +298,10 @@ static void test_torchtitan_ddp_interleaved(void **state)
 
 /* --tp-comm-overlap: Megatron's flag after --sequence-parallel, which it
  * requires (validate_args asserts sequence_parallel); without sp or tp > 1
- * it is not written.  torchtitan's async TP is not what the plan was priced
- * as (src/cli/main.c): its export is refused, naming the key. */
+ * it is not written.  The cost model prices it for Megatron jobs only
+ * (torchtitan's async TP is not priced), so a torchtitan job that carries
+ * the flag is priced and exported without it: no async TP in its config,
+ * and the same step as without the flag. */
 static void test_tp_comm_overlap(void **state)
 {
     setup s = make("llama3-70b", "dgx-h100", 64, "tp=8 pp=4 sp=1 zero=1 recompute=full", 256, 8192,
@@ -315,8 +317,18 @@ static void test_tp_comm_overlap(void **state)
     assert_null(strstr(out, "--tp-comm-overlap"));
     free(out);
     s = make("llama3-70b", "dgx-h100", 64, "tp=8 pp=4 sp=1 zero=3 recompute=full", 256, 8192, PT_BF16);
+    s.j.engine = PT_ENGINE_FSDP;
     s.j.tp_comm_overlap = 1;
-    export_refused(PT_EXPORT_TORCHTITAN, &s, "tp_comm_overlap", "async TP");
+    out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    assert_null(strstr(out, "async"));
+    free(out);
+    {
+        pt_cost with, without;
+        pt_cost_eval(&s.m, &s.c, &s.j, &s.st, &with);
+        s.j.tp_comm_overlap = 0;
+        pt_cost_eval(&s.m, &s.c, &s.j, &s.st, &without);
+        assert_true(with.step_time_s == without.step_time_s && with.time.tp_comm > 0);
+    }
 }
 
 /* torchtitan FSDP + CP + CPU offload, no pipeline. */

@@ -108,6 +108,9 @@ typedef struct cli_job {
 int cli_load_model(const char *name, pt_model *m);
 /* Reads the CLI_JOB_OPTS values into o (defaults first); 0 or 2. */
 int cli_job_options(cli_job *o, const cli_args *a);
+/* --tp-comm-overlap under engine e: 2 (usage printed) where e does not run
+ * it (DeepSpeed, torchtitan), else 0. */
+int cli_tp_overlap_refused(pt_engine e);
 /* Loads the cluster of o (resized to --gpus) and fills the seq_len default
  * from m; 0 or the exit status. */
 int cli_load_cluster(cli_job *o, const pt_model *m, pt_cluster *c);

@@ -355,7 +355,7 @@ static int export_engine(const char *export_fmt, cli_job *o)
                          "(or leave --engine out: --export implies it)", export_fmt,
                          pt_engine_label(engine[fmt]), pt_engine_label(o->job.engine));
     o->job.engine = engine[fmt];
-    return 0;
+    return o->job.tp_comm_overlap ? cli_tp_overlap_refused(o->job.engine) : 0;
 }
 
 /* The export of the plan ranked first, its predicted step time and memory

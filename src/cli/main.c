@@ -213,6 +213,22 @@ int cli_load_model(const char *name, pt_model *m)
     return 0;
 }
 
+/* --tp-comm-overlap is Megatron's (the cost model prices it for Megatron
+ * jobs only): DeepSpeed has none, and torchtitan's async TP is not priced
+ * (on its published runs, pytorch/torchtitan benchmarks on Grand Teton
+ * H100, it gained 4-16% over the same runs without it, where the
+ * userbuffers model predicts 17-29%).  2 (usage printed) for those. */
+int cli_tp_overlap_refused(pt_engine e)
+{
+    if (e == PT_ENGINE_DEEPSPEED)
+        return cli_usage("--tp-comm-overlap: DeepSpeed does not overlap tensor-parallel communication "
+                         "(Megatron's --tp-comm-overlap)");
+    if (e == PT_ENGINE_FSDP)
+        return cli_usage("--tp-comm-overlap: torchtitan's async TP is not priced (on its published runs it "
+                         "gained 4-16%%, where Megatron's userbuffers overlap model predicts 17-29%%)");
+    return 0;
+}
+
 int cli_job_options(cli_job *o, const cli_args *a)
 {
     const char *v;
@@ -235,19 +251,9 @@ int cli_job_options(cli_job *o, const cli_args *a)
         else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
     }
     if (cli_get(a, "no-flash-attention")) o->job.flash_attention = 0;
-    /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers).
-     * DeepSpeed has none; torchtitan's async TP is not priced: on its
-     * published runs (pytorch/torchtitan benchmarks, Grand Teton H100) it
-     * gained 4-16% over the same runs without it, where this model of the
-     * overlap predicts 17-29% */
     if (cli_get(a, "tp-comm-overlap")) {
-        if (o->engine_set && o->job.engine == PT_ENGINE_DEEPSPEED)
-            return cli_usage("--tp-comm-overlap: DeepSpeed does not overlap tensor-parallel communication "
-                             "(Megatron's --tp-comm-overlap)");
-        if (o->engine_set && o->job.engine == PT_ENGINE_FSDP)
-            return cli_usage("--tp-comm-overlap: torchtitan's async TP is not priced (on its published runs it "
-                             "gained 4-16%%, where Megatron's userbuffers overlap model predicts 17-29%%)");
         o->job.tp_comm_overlap = 1;
+        if (o->engine_set && cli_tp_overlap_refused(o->job.engine)) return 2;
     }
     /* routed-token load of the busiest device over the even share (>= 1),
      * or the expert capacity factor (> 0): MoE models only */

@@ -381,6 +381,15 @@ static double exposed_share(double comm, double comp)
     return overlapped(comm, comp) / comm;
 }
 
+/* Whether a job's tensor-parallel collectives run under its GEMMs: Megatron's
+ * --tp-comm-overlap (pt_job.tp_comm_overlap), which needs sequence
+ * parallelism (validate_args asserts it); other engines' jobs ignore the
+ * flag (torchtitan's async TP is not priced: src/cli/main.c says why). */
+static int tp_overlaps(const pt_job *job, const pt_strategy *st)
+{
+    return job->tp_comm_overlap && st->sp && job->engine == PT_ENGINE_MEGATRON;
+}
+
 /* Megatron's --tp-comm-overlap (Transformer Engine userbuffers, Wang et al.
  * ASPLOS'23 "Overlap communication with dependent computation"): each
  * all-gather and reduce-scatter is split into chunks, one per tp rank, that
@@ -566,7 +575,7 @@ collectives:
         double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
         o->tp_f = n_ar * ar;
         o->tp_b = n_ar * ar;
-        if (job->tp_comm_overlap && st->sp) tp_overlap(o, (double)tpn, f, bw);
+        if (tp_overlaps(job, st)) tp_overlap(o, (double)tpn, f, bw);
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds; a sliding layer
@@ -767,7 +776,7 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
     if (tpn > 1 && n_ar > 0) {
         double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(2.0 * T * hd), tpn, pt_strategy_stride(st, PT_GROUP_TP));
         o->tp_f = o->tp_b = n_ar * ar;
-        if (job->tp_comm_overlap && st->sp) tp_overlap(o, (double)tpn, f, bw);
+        if (tp_overlaps(job, st)) tp_overlap(o, (double)tpn, f, bw);
         ops += n_ar * (st->sp ? 2.0 : 1.0);
     }
     if (k == 'E' && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) ep_overlap(o);

@@ -655,12 +655,6 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       "CPUOffloadPolicy) moves parameters, gradients and optimizer states to the host "
                       "together; use offload=params, or export to megatron (--optimizer-cpu-offload) "
                       "or deepspeed (offload_optimizer)");
-    if (job->tp_comm_overlap && st->tp > 1)
-        return refuse(d, "tp_comm_overlap", "1",
-                      "torchtitan: the plan was priced with Megatron's TP comm overlap, which "
-                      "torchtitan's async TP does not match (on its published runs async TP gained "
-                      "4-16%%, the overlap model predicts 17-29%%); price it without "
-                      "--tp-comm-overlap, or export to megatron");
     if (st->tp > 1 && !st->sp)
         return refuse(d, "sp", "0",
                       "torchtitan cannot express sp=0 with tp=%d: its tensor parallelism always "

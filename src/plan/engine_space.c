@@ -242,9 +242,6 @@ static pt_status search_one(const pt_model *m, const pt_cluster *c, const pt_job
     admit_arg arg;
     pt_status s;
     je.engine = e;
-    /* --tp-comm-overlap is Megatron's (torchtitan's async TP is not priced:
-     * src/cli/main.c) */
-    if (e != PT_ENGINE_MEGATRON) je.tp_comm_overlap = 0;
     arg.e = e;
     arg.m = m;
     arg.job = &je;
