@@ -164,6 +164,8 @@ int main(int argc, char **argv)
         }
         if (getenv("BENCH_FEWSHOT_VERBOSE")) { /* the fitted values too */
             for (int q = 0; q < 3; q++) printf("  calibration row: line %d\n", vr.rows[G->rows[pick[q]]].line);
+            for (int q = 0; q <= r.fit.cv_kmax && r.fit.cv_folds; q++)
+                printf("  %d fitted: left-out rms log error %.4f\n", q, r.fit.cv_rms[q]);
             for (int j = 0; j < r.fit.p; j++)
                 printf("  %-20s %10.4g -> %10.4g  se %.3g  sens %.3f  %s\n", r.fit.param[j].name, r.fit.param[j].def,
                        r.fit.param[j].value, r.fit.param[j].se_unit, r.fit.param[j].sensitivity,

@@ -253,6 +253,61 @@ static void test_prior_map(void **state)
     }
 }
 
+/* The number fitted chosen by leave-one-out (pt_calib_lsq_cv), worked by
+ * hand with one parameter: rows of a pure compute step t = 1 / x measured
+ * at x_i = 0.7 e^(a_i) (the default 0.7), so the residual of row i at x is
+ * a_i - ln(x / 0.7).  Fitting nothing leaves row i off by a_i; fitting x
+ * to the other two rows sets ln(x / 0.7) to their mean a, leaving row i
+ * off by a_i - mean(others).
+ *  - a = (-0.2, 0, 0.2): 0.02667 fitting 0, (0.09 + 0 + 0.09) / 3 = 0.06
+ *    fitting 1: nothing is fitted, gemm_eff held by the cross-validation.
+ *  - a = (0.2, 0.2, 0): 0.02667 fitting 0, (0.01 + 0.01 + 0.04) / 3 = 0.02
+ *    fitting 1, whose squared errors' standard error is sqrt(((-0.01)^2 2
+ *    + 0.02^2) / 2 / 3) = 0.01: 0.02667 <= 0.03, so the one-standard-error
+ *    rule still fits nothing.
+ *  - a = (0.3, 0.3, 0.1): 0.06333 fitting 0, 0.02 (+- 0.01) fitting 1: one
+ *    is fitted, to all three rows: ln(x / 0.7) = mean(a) = 0.23333. */
+static void test_cross_validation(void **state)
+{
+    static const double a[3][3] = {{-0.2, 0.0, 0.2}, {0.2, 0.2, 0.0}, {0.3, 0.3, 0.1}};
+    static const double mse[3][2] = {{0.08 / 3, 0.06}, {0.08 / 3, 0.02}, {0.19 / 3, 0.02}};
+    synth s;
+    pt_calib_param q[4];
+    pt_calib_fit f;
+    pt_diag d;
+    (void)state;
+    params4(q);
+    for (int j = 1; j < 4; j++) q[j].candidate = 0;
+    for (int c = 0; c < 3; c++) {
+        memset(&s, 0, sizeof s);
+        s.n = 3;
+        for (int i = 0; i < 3; i++) s.F[i] = 1.0, s.meas[i] = 1.0 / (0.7 * exp(a[c][i]));
+        assert_int_equal(pt_calib_lsq_cv(synth_resid, &s, 3, 4, q, 0, &f, &d), PT_OK);
+        assert_int_equal(f.cv_folds, 3);
+        assert_int_equal(f.cv_kmax, 1);
+        th_near_rel(f.cv_rms[0] * f.cv_rms[0], mse[c][0], 1e-6, "left-out error fitting nothing");
+        th_near_rel(f.cv_rms[1] * f.cv_rms[1], mse[c][1], 1e-5, "left-out error fitting gemm_eff");
+        if (c < 2) {
+            assert_int_equal(f.cv_k, 0);
+            assert_int_equal(f.nfit, 0);
+            assert_int_equal(f.param[0].state, PT_CALIB_HELD_CV);
+            assert_true(f.param[0].value == 0.7);
+        } else {
+            assert_int_equal(f.cv_k, 1);
+            assert_int_equal(f.nfit, 1);
+            assert_int_equal(f.param[0].state, PT_CALIB_FITTED);
+            th_near_rel(log(f.param[0].value / 0.7), 0.7 / 3.0, 1e-5, "fitted to all three rows");
+        }
+        pt_calib_fit_free(&f);
+    }
+    /* one row: nothing to leave out, fitted as pt_calib_lsq fits it */
+    s.n = 1;
+    assert_int_equal(pt_calib_lsq_cv(synth_resid, &s, 1, 4, q, 0, &f, &d), PT_OK);
+    assert_int_equal(f.cv_folds, 0);
+    assert_int_equal(f.nfit, 1);
+    pt_calib_fit_free(&f);
+}
+
 static void test_bad_default(void **state)
 {
     synth s;
@@ -472,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_unconstrained_is_held),
         cmocka_unit_test(test_bound_held),
         cmocka_unit_test(test_prior_map),
+        cmocka_unit_test(test_cross_validation),
         cmocka_unit_test(test_bad_default),
         cmocka_unit_test(test_nccl_all_reduce),
         cmocka_unit_test(test_nccl_two_nodes),

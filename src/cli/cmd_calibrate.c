@@ -25,7 +25,7 @@ static const cli_opt opts[] = {
                          "efficiency of the level it spans; may be given up to 8 times"},
     {"workload", "W", "time-to-train CSV: use the rows whose workload begins with W"},
     {"prior", NULL, "a runs CSV: pull the fit towards the catalog's constants as far as the rows' evidence "
-                    "allows (maximum a posteriori; better with a few rows whose extremes may be outliers)"},
+                    "allows (maximum a posteriori)"},
     {"json", NULL, "print the fit as JSON instead of the table"},
     {NULL, NULL, NULL}};
 
@@ -35,8 +35,10 @@ const cli_cmd cli_cmd_calibrate = {
     "calibrate", "RUNS.csv --cluster C --out FILE.json [OPTION]...",
     "fit a cluster's efficiencies to measured runs (and nccl-tests logs); write a cluster file",
     "RUNS.csv is a published-runs CSV (SPEC section 6): every priced step-time row on C's device is fitted.\n"
-    "n rows fit at most n of the constants (gemm_eff, attn_eff, mem_eff, kernel_us, each level's\n"
-    "efficiency), those the rows move most; the rest are held and the output says why.\n"
+    "It fits the constants the rows move most (gemm_eff, attn_eff, mem_eff, kernel_us, each level's\n"
+    "efficiency), as many as cross-validation supports: each row left out in turn, the rest fitted\n"
+    "with 0, 1, 2 ... constants, the fewest whose left-out error is within one standard error of the\n"
+    "least (n rows fit at most n - 1); the rest are held and the output says why.\n"
     "--prior adds a Gaussian prior on each efficiency's log about its default (sd 0.25 for the\n"
     "device's, 0.35 for a level's: how far generations and fabrics sit apart in the catalog).\n"
     "A time-to-train CSV (recognised by its header) fits E_min and B_noise instead and writes\n"
@@ -81,6 +83,12 @@ static void print_params(const pt_calib_fit *f)
         else if (isfinite(q->se)) snprintf(se, sizeof se, "+-%.3g", q->se);
         else snprintf(se, sizeof se, "n/a");
         printf("%-22s %10.4g %10.4g %12s  %s\n", q->name, q->def, q->value, se, pt_calib_state_text(q->state));
+    }
+    if (f->cv_folds > 0) {
+        printf("cross-validation (%s, %d folds): rms log error of the rows left out,", f->cv_folds == f->n ? "leave-one-out" : "rows dealt into folds", f->cv_folds);
+        for (int k = 0; k <= f->cv_kmax; k++)
+            printf("%s %.1f%% fitting %d", k ? "," : "", 100.0 * f->cv_rms[k], k);
+        printf(": fits %d (the fewest within one standard error of the least)\n", f->cv_k);
     }
     if (f->dof > 0)
         printf("degrees of freedom: %d rows - %d fitted = %d; residual sd %.1f%% (log)\n", f->n, f->nfit, f->dof,

@@ -38,14 +38,15 @@ const char *pt_calib_state_text(pt_calib_state s)
     case PT_CALIB_HELD_DOF: return "held: no more rows than parameters fitted";
     case PT_CALIB_HELD_BOUND: return "held at its bound: the fit went past it";
     case PT_CALIB_HELD_GIVEN: return "held: given (not fitted to the rows)";
+    case PT_CALIB_HELD_CV: return "held: fitting it predicted the rows left out worse";
     }
     return "?";
 }
 
 const char *pt_calib_state_key(pt_calib_state s)
 {
-    static const char *const k[] = {"fitted", "held_weak", "held_dof", "held_bound", "held_given"};
-    return (unsigned)s < 5 ? k[s] : "?";
+    static const char *const k[] = {"fitted", "held_weak", "held_dof", "held_bound", "held_given", "held_cv"};
+    return (unsigned)s < 6 ? k[s] : "?";
 }
 
 void pt_calib_fit_free(pt_calib_fit *f)
@@ -194,7 +195,7 @@ static pt_status choose(pt_calib_fn f, void *arg, int n, int p, int max_fit, pt_
     double *J = calloc((size_t)n * (size_t)p, sizeof *J), *rp = malloc((size_t)n * sizeof *rp),
            *rm = malloc((size_t)n * sizeof *rm);
     double x[PT_CALIB_MAXP];
-    int picked[PT_CALIB_MAXP] = {0}, limit = max_fit > 0 && max_fit < n ? max_fit : n;
+    int picked[PT_CALIB_MAXP] = {0}, limit = max_fit < 0 ? 0 : max_fit > 0 && max_fit < n ? max_fit : n;
     pt_status st = PT_OK;
     if (!J || !rp || !rm) {
         st = pt_diag_set(d, NULL, NULL, NULL, "out of memory");
@@ -345,6 +346,93 @@ pt_status pt_calib_lsq(pt_calib_fn f, void *arg, int n, int p, const pt_calib_pa
 fail:
     if (cov) gsl_matrix_free(cov);
     pt_calib_fit_free(out);
+    return st;
+}
+
+/* ---- choosing how many to fit ------------------------------------------------ */
+
+/* f restricted to the rows keep[0..nk): residuals of all n into all, the
+ * kept ones out. */
+typedef struct cv_sub {
+    pt_calib_fn f;
+    void *arg;
+    const int *keep;
+    int nk;
+    double *all;
+} cv_sub;
+
+static pt_status cv_sub_f(const double *x, double *r, void *arg, pt_diag *d)
+{
+    cv_sub *s = arg;
+    pt_status st = s->f(x, s->all, s->arg, d);
+    if (st != PT_OK) return st;
+    for (int i = 0; i < s->nk; i++) r[i] = s->all[s->keep[i]];
+    return PT_OK;
+}
+
+pt_status pt_calib_lsq_cv(pt_calib_fn f, void *arg, int n, int p, const pt_calib_param *param, int max_iter,
+                          pt_calib_fit *out, pt_diag *d)
+{
+    int folds = n <= PT_CALIB_CV_FOLDS ? n : PT_CALIB_CV_FOLDS, kmax, cand = 0, best = 0;
+    int *keep = NULL;
+    double *all = NULL, *sq = NULL, mse[PT_CALIB_MAXP + 1] = {0}, se_best = 0;
+    pt_status st = PT_OK;
+    if (n < 2) return pt_calib_lsq(f, arg, n, p, param, 0, max_iter, out, d);
+    for (int j = 0; j < p; j++) cand += param[j].candidate;
+    kmax = n - (n + folds - 1) / folds; /* the rows the largest fold leaves */
+    if (kmax > cand) kmax = cand;
+    keep = malloc((size_t)n * sizeof *keep);
+    all = malloc((size_t)n * sizeof *all);
+    sq = malloc((size_t)n * (size_t)(kmax + 1) * sizeof *sq); /* row i, k: sq[k n + i] */
+    if (!keep || !all || !sq) {
+        st = pt_diag_set(d, NULL, NULL, NULL, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k <= kmax; k++) {
+        for (int q = 0; q < folds; q++) {
+            cv_sub s = {f, arg, keep, 0, all};
+            pt_calib_fit ff;
+            double x[PT_CALIB_MAXP];
+            for (int i = 0; i < n; i++)
+                if (i % folds != q) keep[s.nk++] = i;
+            for (int j = 0; j < p; j++) x[j] = param[j].value;
+            if (k > 0) {
+                if ((st = pt_calib_lsq(cv_sub_f, &s, s.nk, p, param, k, max_iter, &ff, d)) != PT_OK) goto done;
+                for (int j = 0; j < p; j++) x[j] = ff.param[j].value;
+                pt_calib_fit_free(&ff);
+            }
+            if ((st = eval_at(f, arg, n, x, all, d)) != PT_OK) goto done;
+            for (int i = q; i < n; i += folds) sq[k * n + i] = all[i] * all[i];
+        }
+        for (int i = 0; i < n; i++) mse[k] += sq[k * n + i] / n;
+        if (mse[k] < mse[best]) best = k;
+    }
+    /* the one-standard-error rule (Breiman et al. 1984, Classification and
+     * Regression Trees, section 3.4.3; Hastie, Tibshirani and Friedman,
+     * The Elements of Statistical Learning, 2nd ed., section 7.10): the
+     * fewest parameters whose left-out error is within one standard error
+     * of the least; a few rows tell the k's apart no better than that */
+    for (int i = 0; i < n; i++) se_best += (sq[best * n + i] - mse[best]) * (sq[best * n + i] - mse[best]);
+    se_best = sqrt(se_best / (n - 1) / n);
+    for (int k = 0; k < best; k++)
+        if (mse[k] <= mse[best] + se_best) {
+            best = k;
+            break;
+        }
+    if ((st = pt_calib_lsq(f, arg, n, p, param, best > 0 ? best : -1, max_iter, out, d)) != PT_OK) goto done;
+    /* what the chosen k leaves out is the cross-validation's choice, unless
+     * k stopped at the most a fold's rows allow */
+    if (best < kmax)
+        for (int j = 0; j < p; j++)
+            if (out->param[j].state == PT_CALIB_HELD_DOF) out->param[j].state = PT_CALIB_HELD_CV;
+    out->cv_folds = folds;
+    out->cv_kmax = kmax;
+    out->cv_k = best;
+    for (int k = 0; k <= kmax; k++) out->cv_rms[k] = sqrt(mse[k]);
+done:
+    free(keep);
+    free(all);
+    free(sq);
     return st;
 }
 
@@ -523,7 +611,7 @@ pt_status pt_calib_runs_fit(const pt_vresult *vr, const int *use, const pt_clust
         q->prior_sd = prior ? PT_CALIB_LINK_PRIOR_SD : 0.0;
     }
     k.vr = vr, k.row = row, k.meas = meas, k.n = n, k.base = *c;
-    st = pt_calib_lsq(runs_resid, &k, n, p, prm, 0, 0, &out->fit, d);
+    st = pt_calib_lsq_cv(runs_resid, &k, n, p, prm, 0, &out->fit, d);
     if (st != PT_OK) {
         free(row), free(meas);
         if (!d->file[0] && file) pt_strlcpy(d->file, file, sizeof d->file);
@@ -1041,6 +1129,14 @@ static void fit_summary(json_t *o, const pt_calib_fit *f)
     json_object_set_new(o, "sigma", jnum(f->sigma));
     json_object_set_new(o, "rms_log_error_before", jnum(f->rms_before));
     json_object_set_new(o, "rms_log_error_after", jnum(f->rms_after));
+    if (f->cv_folds > 0) { /* pt_calib_lsq_cv's choice */
+        json_t *cv = json_object(), *e = json_array();
+        for (int k = 0; e && k <= f->cv_kmax; k++) json_array_append_new(e, jnum(f->cv_rms[k]));
+        json_object_set_new(cv, "folds", json_integer(f->cv_folds));
+        json_object_set_new(cv, "rms_log_error_left_out", e);
+        json_object_set_new(cv, "fitted", json_integer(f->cv_k));
+        json_object_set_new(o, "cross_validation", cv);
+    }
 }
 
 json_t *pt_calib_runs_json(const pt_calib_runs *r, const pt_calib_level *levels, const char *const *nccl_files,

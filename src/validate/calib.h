@@ -96,6 +96,9 @@
  * datacenter link efficiencies in data/clusters.json (0.31 to 0.97: IB,
  * NVLink, NVSwitch, RoCE) is 0.35: fabrics differ more than kernels. */
 #define PT_CALIB_LINK_PRIOR_SD 0.35
+/* Most folds pt_calib_lsq_cv makes: up to this many rows, one per row
+ * (leave-one-out); beyond, the rows dealt round into this many. */
+#define PT_CALIB_CV_FOLDS 10
 /* Messages within this factor of the largest count as "large" (nccl-tests
  * doubles the size each line: the last four lines by default). */
 #define PT_CALIB_NCCL_LARGE 8.0
@@ -108,7 +111,9 @@ typedef enum pt_calib_state {
     PT_CALIB_HELD_DOF,    /* the rows move it, but there are no more rows than
                              parameters already fitted                        */
     PT_CALIB_HELD_BOUND,  /* the fit went past its bound: held at the bound    */
-    PT_CALIB_HELD_GIVEN   /* not a candidate (e.g. measured by nccl-tests)     */
+    PT_CALIB_HELD_GIVEN,  /* not a candidate (e.g. measured by nccl-tests)     */
+    PT_CALIB_HELD_CV      /* fitting it predicted the rows left out worse
+                             (pt_calib_lsq_cv)                                */
 } pt_calib_state;
 
 /* One parameter: in, its default and range; out, its value and uncertainty. */
@@ -140,19 +145,36 @@ typedef struct pt_calib_fit {
     double rms_before, rms_after;     /* rms of the log residuals             */
     double *before, *after;           /* n log residuals each (malloc'd)      */
     int iterations;                   /* trust-region iterations, all refits  */
+    /* pt_calib_lsq_cv's choice (folds 0: none made): the rms log error of
+     * the rows each fold left out, fitting k = 0 .. cv_kmax parameters */
+    int cv_folds, cv_kmax, cv_k;
+    double cv_rms[PT_CALIB_MAXP + 1];
 } pt_calib_fit;
 
 /* Fits param[0..p) (p <= PT_CALIB_MAXP) to the n residuals of f as above;
- * max_fit (0 = no limit beyond n) caps how many are fitted, max_iter (0 =
+ * max_fit (0 = no limit beyond n, < 0 = none) caps how many are fitted, max_iter (0 =
  * 200) the trust-region iterations of each fit.  out owns two
  * arrays: pt_calib_fit_free.  Errors: f's, PT_EINPUT when a default is not
  * > 0 and inside its bounds, PT_ENOMEM. */
 pt_status pt_calib_lsq(pt_calib_fn f, void *arg, int n, int p, const pt_calib_param *param, int max_fit,
                        int max_iter, pt_calib_fit *out, pt_diag *d);
+/* The same with the number of parameters fitted chosen by cross-validation:
+ * for k = 0 (the defaults) up to what the rows of a fold allow, each of
+ * cv_folds folds (every row, or PT_CALIB_CV_FOLDS interleaved groups of
+ * rows) is left out in turn, the rest fitted with at most k parameters and
+ * the rows left out predicted; the k whose left-out rows came out with the
+ * least squared log error (ties: the fewer) is fitted to all the rows, and
+ * the parameters it leaves out that the rows move are PT_CALIB_HELD_CV
+ * (Stone 1974, "Cross-validatory choice and assessment of statistical
+ * predictions", JRSS B 36:111: the model judged by the rows it did not
+ * see, not by how well it fits the ones it did).  Fewer than two rows: as
+ * pt_calib_lsq. */
+pt_status pt_calib_lsq_cv(pt_calib_fn f, void *arg, int n, int p, const pt_calib_param *param, int max_iter,
+                          pt_calib_fit *out, pt_diag *d);
 void pt_calib_fit_free(pt_calib_fit *f);
 /* "fitted", "held: the rows barely move it", ... */
 const char *pt_calib_state_text(pt_calib_state s);
-/* "fitted", "held_weak", "held_dof", "held_bound", "held_given" (JSON). */
+/* "fitted", "held_weak", "held_dof", "held_bound", "held_given", "held_cv" (JSON). */
 const char *pt_calib_state_key(pt_calib_state s);
 
 /* ---- nccl-tests ------------------------------------------------------------ */

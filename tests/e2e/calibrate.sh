@@ -10,8 +10,13 @@
 # the calibrated prediction of the row's metric is validate's zero-shot one
 # scaled by the ratio of the two steps (tflops per GPU is inversely
 # proportional to the step), so eval's own pricing of my.json is what is
-# measured.  Then: the JSON, --nccl with tests/data/nccl/, a time-to-train
-# CSV, bad input (exit 2 naming file, line, field and value) and --help.
+# measured.  The fit is cross-validated: on these rows leaving one out and
+# fitting the other two predicts it worse than the catalog does, so nothing
+# is fitted.  The same nine rows as a stack 15% slower than the catalog's
+# (every throughput / 1.15, a user's older software) must be learned: a
+# constant fitted, the six others then within 8%.  Then: the JSON, --nccl
+# with tests/data/nccl/, --prior, a time-to-train CSV, bad input (exit 2
+# naming file, line, field and value) and --help.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 runs=data/validation/published_runs.csv
 sed -n '1p;132p;136p;140p' "$runs" >"$tmp/three.csv"
@@ -19,13 +24,30 @@ sed -n '1p;133,135p;137,139p' "$runs" >"$tmp/rest.csv"
 [ "$(grep -c 'Megatron weak-scaling' "$tmp/three.csv")" -eq 3 ] || bad "published lines 132/136/140 are no longer the weak-scaling rows"
 [ "$(grep -c 'Megatron weak-scaling' "$tmp/rest.csv")" -eq 6 ] || bad "published lines 133-139 are no longer the weak-scaling rows"
 
+python3 - "$tmp" <<'PY' || bad "cannot write the slower stack's rows"
+import csv, sys
+tmp = sys.argv[1]
+for name in ("three", "rest"):
+    rows = list(csv.reader(open("%s/%s.csv" % (tmp, name))))
+    k = rows[0].index("measured_value")
+    for r in rows[1:]:
+        r[k] = "%.6g" % (float(r[k]) / 1.15)
+    csv.writer(open("%s/slow-%s.csv" % (tmp, name), "w", newline="")).writerows(rows)
+PY
+
 $P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/my.json" >"$tmp/cal.out" 2>"$tmp/cal.err" ||
     bad "calibrate: exit $?: $(cat "$tmp/cal.err")"
 grep -q '^calibrate: 3 rows of .* on h100-sxm-80g (cluster dgx-h100)$' "$tmp/cal.out" || bad "no summary line: $(cat "$tmp/cal.out")"
-grep -q '^gemm_eff .* fitted$' "$tmp/cal.out" || bad "gemm_eff not fitted: $(cat "$tmp/cal.out")"
-grep -q '^degrees of freedom: 3 rows - [0-3] fitted' "$tmp/cal.out" || bad "no degrees of freedom: $(cat "$tmp/cal.out")"
+grep -q '^cross-validation (leave-one-out, 3 folds): rms log error of the rows left out, [0-9.]*% fitting 0, [0-9.]*% fitting 1, [0-9.]*% fitting 2: fits 0 ' "$tmp/cal.out" ||
+    bad "no cross-validation line fitting nothing: $(cat "$tmp/cal.out")"
+grep -q '^gemm_eff .* held: fitting it predicted the rows left out worse$' "$tmp/cal.out" || bad "gemm_eff not held by the cross-validation: $(cat "$tmp/cal.out")"
+grep -q '^degrees of freedom: 3 rows - 0 fitted = 3' "$tmp/cal.out" || bad "no degrees of freedom: $(cat "$tmp/cal.out")"
 grep -q '^rms log error: before' "$tmp/cal.out" || bad "no residual summary"
 [ -s "$tmp/my.json" ] || bad "no cluster file written"
+$P calibrate "$tmp/slow-three.csv" --cluster dgx-h100 --out "$tmp/slow.json" >"$tmp/slow.out" 2>&1 ||
+    bad "calibrate (slower stack): exit $?: $(cat "$tmp/slow.out")"
+grep -q '^cross-validation .*: fits [12] ' "$tmp/slow.out" || bad "the slower stack is not learned: $(cat "$tmp/slow.out")"
+grep -q '^gemm_eff .* fitted$' "$tmp/slow.out" || bad "the slower stack: gemm_eff not fitted: $(cat "$tmp/slow.out")"
 # the written device's constants are fitted to runs of its own generation:
 # eval on it carries no "not fitted" note, and its JSON says so
 $P eval llama3-70b --cluster "$tmp/my.json" --gpus 64 --strategy "tp=8 pp=2" --global-batch 128 >"$tmp/ev.out" ||
@@ -35,17 +57,19 @@ $P eval llama3-70b --cluster "$tmp/my.json" --gpus 64 --strategy "tp=8 pp=2" --g
     python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["device_constants_fitted"] is True and j["device_fitted_on"] == j["device_generation"] == "hopper", j' ||
     bad "eval --json on a calibrated file does not say its constants are fitted on hopper"
 
-python3 - "$P" "$tmp" <<'PY' || fail=1
+for run in ":my.json:rest.csv" "slow-:slow.json:slow-rest.csv"; do
+    label=${run%%:*} rest=${run##*:} file=${run#*:}; file=${file%%:*}
+    python3 - "$P" "$tmp" "$file" "$rest" "$([ -n "$label" ] && echo "a stack 15% slower" || echo published)" <<'PY' || fail=1
 import csv, json, subprocess, sys
-P, tmp = sys.argv[1], sys.argv[2]
+P, tmp, cal, rest, label = sys.argv[1:6]
 def run(*args):
     r = subprocess.run([P] + list(args), capture_output=True, text=True)
     if r.returncode != 0:
         print("calibrate.sh: %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
         sys.exit(1)
     return r.stdout
-zero = json.loads(run("validate", tmp + "/rest.csv", "--json"))["rows"]
-rows = list(csv.DictReader(open(tmp + "/rest.csv")))
+zero = json.loads(run("validate", tmp + "/" + rest, "--json"))["rows"]
+rows = list(csv.DictReader(open(tmp + "/" + rest)))
 errs = []
 for i, (r, z) in enumerate(zip(rows, zero)):
     cfg = "%s/m%d.json" % (tmp, i)
@@ -55,7 +79,7 @@ for i, (r, z) in enumerate(zip(rows, zero)):
     st = "tp=%s pp=%s mbs=%s gbs=%s sp=%d" % (r["tp"], r["pp"], r["micro_batch"] or 1, r["global_batch"],
                                               1 if r["seq_parallel"] == "yes" else 0)
     steps = []
-    for c in ("dgx-h100", tmp + "/my.json"):
+    for c in ("dgx-h100", tmp + "/" + cal):
         out = json.loads(run("eval", cfg, "--cluster", c, "--gpus", r["n_gpus"], "--strategy", st,
                              "--seq-len", r["seq_len"], "--json"))
         steps.append(out["step_time_s"])
@@ -63,20 +87,21 @@ for i, (r, z) in enumerate(zip(rows, zero)):
     pred = z["predicted"] * steps[0] / steps[1]
     errs.append(pred / float(r["measured_value"]) - 1)
 mean = sum(abs(e) for e in errs) / len(errs)
-print("calibrate.sh: 6 held-out weak-scaling rows: mean |error| %.1f%% calibrated (zero-shot %.1f%%): %s" %
-      (100 * mean, 100 * sum(abs(z["error"]) for z in zero) / len(zero), " ".join("%+.1f%%" % (100 * e) for e in errs)))
+print("calibrate.sh: 6 held-out weak-scaling rows (%s): mean |error| %.1f%% calibrated (zero-shot %.1f%%): %s" %
+      (label, 100 * mean, 100 * sum(abs(z["error"]) for z in zero) / len(zero), " ".join("%+.1f%%" % (100 * e) for e in errs)))
 if not mean <= 0.08:
     print("calibrate.sh: held-out mean |error| %.1f%% > 8%%" % (100 * mean))
     sys.exit(1)
 PY
+done
 
 # plan takes the file too
 $P plan llama3-8b --cluster "$tmp/my.json" --gpus 16 --global-batch 64 --top 1 >"$tmp/p.out" 2>&1 ||
     bad "plan does not accept the calibrated cluster file: $(cat "$tmp/p.out")"
 grep -q 'dgx-h100-calibrated' "$tmp/p.out" || bad "plan does not name the calibrated cluster: $(cat "$tmp/p.out")"
 
-# --json: the same fit as one object
-$P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/my2.json" --json >"$tmp/j.out" || bad "calibrate --json: exit $?"
+# --json: the same fit as one object (the slower stack's: one constant fitted)
+$P calibrate "$tmp/slow-three.csv" --cluster dgx-h100 --out "$tmp/my2.json" --json >"$tmp/j.out" || bad "calibrate --json: exit $?"
 python3 - "$tmp/j.out" <<'PY' || bad "calibrate --json is not the documented object"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -84,17 +109,20 @@ assert j["device"] == "h100-sxm-80g" and j["rows_fitted"] == 3, j
 names = [p["name"] for p in j["parameters"]]
 assert names[:4] == ["gemm_eff", "attn_eff", "mem_eff", "kernel_us"], names
 fitted = [p for p in j["parameters"] if p["state"] == "fitted"]
-assert 1 <= len(fitted) <= 3 and j["fitted"] == len(fitted), j["parameters"]
+cv = j["cross_validation"]
+assert cv["folds"] == 3 and len(cv["rms_log_error_left_out"]) == 3 and cv["fitted"] == len(fitted), cv
+assert 1 <= len(fitted) <= 2 and j["fitted"] == len(fitted), j["parameters"]
+assert cv["rms_log_error_left_out"][len(fitted)] < cv["rms_log_error_left_out"][0], cv
 assert j["degrees_of_freedom"] == 3 - len(fitted)
 for p in j["parameters"]:
-    assert p["state"] in ("fitted", "held_weak", "held_dof", "held_bound", "held_given"), p
+    assert p["state"] in ("fitted", "held_weak", "held_dof", "held_bound", "held_given", "held_cv"), p
     if p["state"] != "fitted":
         assert p["se"] is None, p
 assert len(j["rows"]) == 3 and all(set(r) >= {"line", "measured_step_s", "predicted_before_s", "predicted_after_s"}
                                    for r in j["rows"])
 assert j["rms_log_error_after"] < j["rms_log_error_before"]
 PY
-cmp -s "$tmp/my.json" "$tmp/my2.json" || bad "--json wrote a different cluster file"
+cmp -s "$tmp/slow.json" "$tmp/my2.json" || bad "--json wrote a different cluster file"
 
 # --nccl: the level each table spans is measured there and held in the fit
 $P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/n.json" \
@@ -134,10 +162,10 @@ cmp -s "$tmp/se.csv" "$tmp/se2.csv" || bad "--workload ResNet fitted other rows 
 # no larger; one value need not lie between the two fits when the fitted
 # constants trade off, or the plain fit holds one at a bound), and the file
 # it writes is one eval accepts
-$P calibrate "$tmp/three.csv" --cluster dgx-h100 --out "$tmp/myp.json" --prior >"$tmp/p.out" 2>&1 ||
+$P calibrate "$tmp/slow-three.csv" --cluster dgx-h100 --out "$tmp/myp.json" --prior >"$tmp/p.out" 2>&1 ||
     bad "calibrate --prior: exit $?: $(cat "$tmp/p.out")"
 grep -q '^prior: ln(efficiency) ~ N(ln default, 0.25)' "$tmp/p.out" || bad "--prior does not say its prior: $(cat "$tmp/p.out")"
-python3 - "$tmp/cal.out" "$tmp/p.out" <<'PY' || bad "--prior: the prior fit is no nearer the catalog's constants than the plain fit"
+python3 - "$tmp/slow.out" "$tmp/p.out" <<'PY' || bad "--prior: the prior fit is no nearer the catalog's constants than the plain fit"
 import math, sys
 def fits(path):
     out = {}
