@@ -47,7 +47,8 @@ int main(void)
     pt_model m;
     pt_cluster c;
     pt_diag d;
-    pt_job j = {2048, 3072, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0, 0, 0, 0, 0, 0};
+    pt_job j = {.seq_len = 2048, .global_batch = 3072, .dtype = PT_BF16, .flash_attention = 1,
+                 .engine = PT_ENGINE_MEGATRON};
     pt_search_result plain, pruned;
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     double tp, tr, tt;

@@ -114,13 +114,13 @@ _partita()
 
     case $cmd in
     plan)
-        opts="--cluster --gpus --global-batch --seq-len --dtype --engine --top --space --fix
+        opts="--cluster --gpus --global-batch --seq-len --doc-len --dtype --engine --top --space --fix
               --threads --json --explain --export --out --verify --objective --tokens
               --critical-batch --target-loss --trace --svg --report --moe-imbalance --moe-capacity
               --no-flash-attention --tp-comm-overlap --deadline-hours --checkpoint-GBps --checkpoint-mode --ft
               --spare-nodes --failure-rate --host-memory-GiB --cpu-machines --help" ;;
     eval)
-        opts="--cluster --gpus --strategy --global-batch --seq-len --dtype --engine
+        opts="--cluster --gpus --strategy --global-batch --seq-len --doc-len --dtype --engine
               --no-flash-attention --tp-comm-overlap --json --simulate --trace --svg --moe-imbalance
               --moe-capacity --help" ;;
     validate) opts="--json --plans --help" ;;

@@ -72,7 +72,7 @@ static void check_colls(const pt_cluster *c)
 static void check_price(const pt_cluster *c)
 {
     static pt_model m;
-    pt_job job = {2048, 0, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0, 0, 0, 0, 0, 0};
+    pt_job job = {.seq_len = 2048, .dtype = PT_BF16, .flash_attention = 1, .engine = PT_ENGINE_MEGATRON};
     pt_strategy st;
     pt_cost cost;
     pt_diag d;

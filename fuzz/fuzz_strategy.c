@@ -25,13 +25,19 @@ typedef struct ctx {
 /* Contexts that reach different rules: GQA, a 3-level-free 1-level cluster,
  * no global batch given, fp16/fp8, each engine. */
 static const ctx contexts[] = {
-    {"llama3-8b", "dgx-h100", 64, {4096, 512, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0, 0, 0, 0, 0, 0}},
-    {"gpt3-175b", "dgx-a100-80g", 1024, {2048, 1536, PT_FP16, 0, PT_ENGINE_DEEPSPEED, 0, 0, 0, 0, 0, 0, 0}},
-    {"mpt-7b", "dgx-a100-40g", 16, {2048, 0, PT_BF16, 1, PT_ENGINE_FSDP, 0, 0, 0, 0, 0, 0, 0}},
-    {"gpt-1.7b", "gb200-nvl72", 72, {2048, 72, PT_FP8, 1, PT_ENGINE_MEGATRON, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", "dgx-h100", 64, {.seq_len = 4096, .global_batch = 512, .dtype = PT_BF16, .flash_attention = 1}},
+    {"gpt3-175b", "dgx-a100-80g", 1024,
+     {.seq_len = 2048, .global_batch = 1536, .dtype = PT_FP16, .engine = PT_ENGINE_DEEPSPEED}},
+    {"mpt-7b", "dgx-a100-40g", 16, {.seq_len = 2048, .dtype = PT_BF16, .flash_attention = 1, .engine = PT_ENGINE_FSDP}},
+    {"gpt-1.7b", "gb200-nvl72", 72, {.seq_len = 2048, .global_batch = 72, .dtype = PT_FP8, .flash_attention = 1}},
     /* mixture of experts: ep/etp rules, MLA, dense first layers, 61 layers */
-    {"deepseek-v3", "dgx-h100", 1024, {4096, 8192, PT_BF16, 1, PT_ENGINE_MEGATRON, 0, 0, 0, 0, 0, 0, 0}},
-    {"mixtral-8x7b", "dgx-h100", 64, {4096, 256, PT_BF16, 1, PT_ENGINE_MEGATRON, 1.5, 1.0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", "dgx-h100", 1024, {.seq_len = 4096, .global_batch = 8192, .dtype = PT_BF16, .flash_attention = 1}},
+    {"mixtral-8x7b", "dgx-h100", 64,
+     {.seq_len = 4096, .global_batch = 256, .dtype = PT_BF16, .flash_attention = 1, .moe_imbalance = 1.5,
+      .moe_capacity = 1.0}},
+    /* packed documents: attention within 1k-token documents of 32k sequences */
+    {"llama3-8b", "dgx-h100", 64,
+     {.seq_len = 32768, .global_batch = 64, .doc_len = 1024, .dtype = PT_BF16, .flash_attention = 1}},
 };
 #define NCTX (sizeof contexts / sizeof contexts[0])
 

@@ -324,6 +324,11 @@ const char *pt_engine_name(pt_engine e);
 typedef struct pt_job {
     int64_t seq_len;       /* tokens per sequence, e.g. 2048               */
     int64_t global_batch;  /* sequences per step, e.g. 1536; 0 = not given */
+    int64_t doc_len;       /* tokens per packed document, e.g. 512: each
+                              sequence holds seq_len/doc_len documents and a
+                              token attends within its own (packed SFT data,
+                              Llama 3's document mask); 0 (or >= seq_len):
+                              one document per sequence                     */
     pt_dtype dtype;        /* GEMM precision                               */
     int flash_attention;   /* 1: fused attention kernel (default)          */
     pt_engine engine;      /* default PT_ENGINE_MEGATRON                   */
@@ -432,6 +437,8 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
  * recompute), causal attention over the s/2 keys each query sees on average
  * (sliding windows over theirs), as Megatron-LM and flash attention count it. */
 double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch);
+/* The same for a job: attention counted within its documents (pt_job.doc_len). */
+double pt_cost_job_model_flops(const pt_model *m, const pt_job *job, int64_t global_batch);
 
 
 /* ---- planning, simulation and export (src/api) ----------------------------- */

@@ -72,6 +72,50 @@ static void test_hw_flops_full_recompute(void **state)
              1e-9, "hw_flops, eq. 3 with recompute");
 }
 
+/* Packed documents (pt_job.doc_len): a token attends within its document of
+ * D tokens, so the causal keys per query are D/2, not s/2.  In eq. 3's
+ * terms (above) the attention term 72 B s l h^2 s/(12h) becomes
+ * 72 B s l h^2 D/(12h): for gpt3-175b at s = 2048, D = 512 the model FLOPs
+ * drop by 72 B s l h^2 (s - D)/(12h) = 6 B s l h (s - D).  Unfused
+ * attention still runs its GEMMs over the whole s x s square (the mask
+ * comes after), so the hardware FLOPs do not move; flash attention's do,
+ * and its step is shorter.  A document as long as the sequence, or longer,
+ * is one document per sequence. */
+static void test_doc_len(void **state)
+{
+    pt_model m = th_model("gpt3-175b");
+    pt_cluster c = th_cluster("dgx-a100-80g", 1024);
+    pt_job j = th_job(2048, 1536, 0), jd;
+    pt_strategy st = th_strategy("tp=8 pp=16 mbs=1 recompute=full", &m, &c, &j);
+    pt_cost k, kd;
+    double B = 1536, s = 2048, l = 96, h = 12288, D = 512;
+    (void)state;
+    jd = j;
+    jd.doc_len = 512;
+    th_near_rel(pt_cost_model_flops(&m, 2048, 1536) - pt_cost_job_model_flops(&m, &jd, 1536),
+                6.0 * B * s * l * h * (s - D), 1e-9, "model FLOPs less the attention outside documents");
+    jd.doc_len = 2048;
+    th_near_rel(pt_cost_job_model_flops(&m, &jd, 1536), pt_cost_model_flops(&m, 2048, 1536), 1e-15,
+                "a document as long as the sequence");
+    jd.doc_len = 100000;
+    th_near_rel(pt_cost_job_model_flops(&m, &jd, 1536), pt_cost_model_flops(&m, 2048, 1536), 1e-15,
+                "a document longer than the sequence");
+    /* unfused: executed FLOPs unchanged, model FLOPs as above */
+    jd.doc_len = 512;
+    k = eval(&m, &c, &j, &st);
+    kd = eval(&m, &c, &jd, &st);
+    th_near_rel(kd.model_flops, pt_cost_job_model_flops(&m, &jd, 1536), 1e-12, "model_flops with documents");
+    th_near_rel(kd.hw_flops, k.hw_flops, 1e-12, "unfused: the square is executed either way");
+    assert_true(kd.hfu <= 1.0 && kd.mfu < k.mfu);
+    /* flash: fewer executed FLOPs, a shorter step */
+    j.flash_attention = jd.flash_attention = 1;
+    k = eval(&m, &c, &j, &st);
+    kd = eval(&m, &c, &jd, &st);
+    assert_true(kd.hw_flops < k.hw_flops);
+    assert_true(kd.step_time_s < k.step_time_s);
+    assert_true(kd.hfu <= 1.0);
+}
+
 /* HFU never exceeds 1.  The time model prices every FLOP the hardware
  * FLOPs count (causal attention over its s/2 keys, flash attention's
  * backward re-running QK^T, unfused attention's masked half, recompute) at
@@ -1019,6 +1063,7 @@ int main(void)
         cmocka_unit_test(test_moe_contiguous_routing),
         cmocka_unit_test(test_tp_comm_overlap),
         cmocka_unit_test(test_model_flops_gpt3),
+        cmocka_unit_test(test_doc_len),
         cmocka_unit_test(test_hw_flops_full_recompute),
         cmocka_unit_test(test_hfu_at_most_one),
         cmocka_unit_test(test_hfu_long_context),

@@ -33,6 +33,7 @@ typedef struct cli_opt {
     {"cluster", "C", "a built-in cluster (`partita clusters`) or a cluster file"},                \
     {"gpus", "N", "devices, whole nodes, 1..16777216 (default: the cluster's size)"},             \
     {"seq-len", "S", "tokens per sequence, 1..16777216 (default: the model's, at most 4096)"},    \
+    {"doc-len", "D", "tokens per packed document, 1..16777216: attention within documents (packed SFT data, document masks; default: one per sequence)"}, \
     {"dtype", "T", "bf16, fp16 or fp8 (default bf16)"},                                            \
     {"engine", "E", "megatron, deepspeed or torchtitan (alias fsdp): how the engine runs it (default megatron); plan: what it runs, or any"}, \
     {"no-flash-attention", NULL, "price unfused attention instead of flash attention"},           \

@@ -237,6 +237,7 @@ int cli_job_options(cli_job *o, const cli_args *a)
     o->cluster = cli_get(a, "cluster");
     if ((v = cli_get(a, "gpus")) && cli_int("--gpus", v, 1, CLI_MAX_GPUS, &o->gpus)) return 2;
     if ((v = cli_get(a, "seq-len")) && cli_int("--seq-len", v, 1, CLI_MAX_SEQ, &o->job.seq_len)) return 2;
+    if ((v = cli_get(a, "doc-len")) && cli_int("--doc-len", v, 1, CLI_MAX_SEQ, &o->job.doc_len)) return 2;
     if ((v = cli_get(a, "dtype"))) {
         if (!strcmp(v, "bf16")) o->job.dtype = PT_BF16;
         else if (!strcmp(v, "fp16")) o->job.dtype = PT_FP16;

@@ -215,6 +215,15 @@ static double causal_keys(double s, double w)
     return w - w * w / (2.0 * s);
 }
 
+/* The tokens a query's document spans: the sequence, or the packed
+ * documents' length (pt_job.doc_len) where shorter.  Causal attention
+ * within documents of D tokens sees causal_keys(D, w) keys per query: D/2
+ * with full attention (each document its own causal triangle). */
+static double doc_span(const pt_job *job)
+{
+    return job->doc_len > 0 && job->doc_len < job->seq_len ? (double)job->doc_len : (double)job->seq_len;
+}
+
 /* The same averaged over the layers: window_layers of them slide (gpt_oss:
  * half, w = 128; Mistral 7B v0.1: all, w = 4096), the rest attend to the
  * causal prefix. */
@@ -448,7 +457,7 @@ static void forward_again(layer_t *o)
 static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_job *job,
                              const pt_strategy *st, const hw *h, int moe, layer_t *o)
 {
-    double t = st->tp, b = st->mbs, s = (double)job->seq_len, sq = s / st->cp;
+    double t = st->tp, b = st->mbs, s = (double)job->seq_len, sq = s / st->cp, D = doc_span(job);
     double T = b * sq;                       /* tokens of this rank's micro-batch */
     double hd = (double)m->hidden, d = (double)m->head_dim;
     double at = (double)m->heads / t, kt = (double)m->kv_heads / t, ft = (double)m->ffn / t;
@@ -469,7 +478,7 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         linear(h, h->peak, eb, T, ft * (m->gated_mlp ? 2 : 1), hd, &f, &bw);
         linear(h, h->peak, eb, T, hd, ft, &f, &bw);
         o->flops_f = 2.0 * T * hd * ((at + 2 * kt) * d + at * d + ft * (m->gated_mlp ? 3 : 2)) +
-                     4.0 * score * d * CAUSAL_FRACTION;
+                     4.0 * b * at * sq * d * causal_keys(D, 0);
     } else {
         double dqk = d, dv = d, fl;
         if (m->mla) {
@@ -497,7 +506,7 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         }
         /* model FLOPs of QK^T and AV: each query against the keys it
          * attends to (the causal prefix, or the sliding window) */
-        fl = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, s);
+        fl = 2.0 * b * at * sq * (dqk + dv) * attn_len(m, D);
         o->flops_f += fl;
         model_attn_f = fl;
         if (moe) {
@@ -509,9 +518,9 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
             ewf += T * ft * (m->gated_mlp ? 6.0 : 4.0);
         }
         /* attention core: same as below with MLA's widths and the window */
-        if (job->flash_attention) {
-            attn_f = pt_roofline_flash_s(h, fl, s);
-            attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, s);
+        if (job->flash_attention) { /* a varlen kernel's tiles span one document */
+            attn_f = pt_roofline_flash_s(h, fl, D);
+            attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, D);
             o->flops_rc += (FLASH_BWD_FACTOR - 2.0) * fl; /* QK^T again in the backward */
             exec_attn_f = fl;
         } else {
@@ -533,12 +542,12 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         goto collectives;
     }
 
-    /* Attention core. */
-    model_attn_f = 4.0 * score * d * CAUSAL_FRACTION;
+    /* Attention core: each query against the causal prefix of its document. */
+    model_attn_f = 4.0 * b * at * sq * d * causal_keys(D, 0);
     if (job->flash_attention) {
-        double fl = 4.0 * score * d * CAUSAL_FRACTION;
-        attn_f = pt_roofline_flash_s(h, fl, s);
-        attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, s);
+        double fl = model_attn_f;
+        attn_f = pt_roofline_flash_s(h, fl, D);
+        attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, D);
         o->flops_rc += (FLASH_BWD_FACTOR - 2.0) * fl; /* the backward recomputes QK^T */
         exec_attn_f = fl;
     } else {
@@ -551,7 +560,7 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
         attn_b = 4.0 * pt_roofline_gemm_s(h, h->peak16, sq, s, d, b * at, 2.0) + pt_roofline_ew_s(h, smb);
         /* the GEMMs run over the whole square; the mask comes after */
         exec_attn_f = 4.0 * score * d;
-        o->flops_rc += 3.0 * exec_attn_f * (1.0 - CAUSAL_FRACTION);
+        o->flops_rc += 3.0 * (exec_attn_f - model_attn_f);
     }
 
     /* Element-wise, forward bytes: two norms (r+w), two residual adds with
@@ -691,7 +700,7 @@ static double block_gemm_flops(const pt_model *m, char k)
 static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
                          const hw *h, char k, layer_t *o)
 {
-    double t = st->tp, b = st->mbs, s = (double)job->seq_len, sq = s / st->cp;
+    double t = st->tp, b = st->mbs, s = (double)job->seq_len, sq = s / st->cp, D = doc_span(job);
     double T = b * sq, Te = st->sp ? T / t : T, hd = (double)m->hidden;
     double eb = job->dtype == PT_FP8 ? 1.0 : 2.0;
     double f = 0, bw = 0, core_f = 0, core_b = 0, ewf, ops = 2.0, n_ar = 1.0, cp_f = 0, cp_b = 0;
@@ -724,14 +733,14 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
         }
     } else if (k == '*') {
         double at = (double)m->heads / t, kt = (double)m->kv_heads / t, d = (double)m->head_dim;
-        double score = b * at * sq * s, fl = 2.0 * b * at * sq * (2.0 * d) * causal_keys(s, 0);
+        double score = b * at * sq * s, fl = 2.0 * b * at * sq * (2.0 * d) * causal_keys(D, 0);
         linear(h, h->peak, eb, T, (at + 2 * kt) * d, hd, &f, &bw);
         linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
         o->flops_f = T * block_gemm_flops(m, '*') / t + fl;
         model_core = fl;
         if (job->flash_attention) {
-            core_f = pt_roofline_flash_s(h, fl, s);
-            core_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, s);
+            core_f = pt_roofline_flash_s(h, fl, D);
+            core_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, D);
             o->flops_rc += (FLASH_BWD_FACTOR - 2.0) * fl;
             exec_core = fl;
         } else {
@@ -1102,6 +1111,11 @@ static double model_flops(const pt_model *m, double s, double keys, int64_t glob
 double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch)
 {
     return model_flops(m, (double)seq_len, attn_len(m, (double)seq_len), global_batch);
+}
+
+double pt_cost_job_model_flops(const pt_model *m, const pt_job *job, int64_t global_batch)
+{
+    return model_flops(m, (double)job->seq_len, attn_len(m, doc_span(job)), global_batch);
 }
 
 double pt_cost_model_flops_full_square(const pt_model *m, int64_t seq_len, int64_t global_batch)
@@ -2573,7 +2587,7 @@ static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *
         double n = (double)c->devices;
         double tokens = (double)st->gbs * (double)job->seq_len;
         double peak = pt_device_tflops(dev, job->dtype) * 1e12;
-        double fm = pt_cost_model_flops(m, job->seq_len, st->gbs);
+        double fm = pt_cost_job_model_flops(m, job, st->gbs);
         /* executed: model FLOPs plus what runs beyond them (recompute,
          * flash attention's QK^T re-run, unfused attention's masked half),
          * scaled from this device's per-layer count to the whole job */

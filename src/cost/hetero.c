@@ -478,7 +478,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         pt_cost *k = &out->cost;
         int64_t M = pt_hetero_mb(st, sp, out->crit);
         double peaks = 0, tokens = (double)st->gbs * (double)job->seq_len;
-        double fm = pt_cost_model_flops(m, job->seq_len, st->gbs), hd = (double)m->hidden;
+        double fm = pt_cost_job_model_flops(m, job, st->gbs), hd = (double)m->hidden;
         double rc_ratio = h->pr[0].flops_f > 0 ? h->pr[0].flops_rc / (3.0 * h->pr[0].flops_f) : 0.0;
         double layer_share = 1.0 - 6.0 * (double)m->vocab * hd / (fm / tokens);
         k->microbatches = M;

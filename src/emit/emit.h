@@ -26,6 +26,9 @@ void pt_emit_device_note(FILE *f, const pt_device *dev);
 /* Adds "device_generation", "device_fitted_on" and "device_constants_fitted"
  * (false where the note above would print) to the JSON object o. */
 void pt_emit_device_json(json_t *o, const pt_device *dev);
+/* The job's packed documents for a header, " in documents of 512" after its
+ * "seq 4096" (pt_job.doc_len shorter than the sequence), else "". */
+const char *pt_emit_docs(const pt_job *job, char *buf, size_t n);
 /* The human table for one priced strategy (with the warning line above). */
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *cost);

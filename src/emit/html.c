@@ -483,6 +483,10 @@ static void plan_question(pt_emit_buf *b, const pt_model *m, const pt_cluster *c
     pt_html_kv(b, "devices", v);
     snprintf(v, sizeof v, "%lld tokens", (long long)job->seq_len);
     pt_html_kv(b, "sequence length", v);
+    if (job->doc_len > 0 && job->doc_len < job->seq_len) {
+        snprintf(v, sizeof v, "%lld tokens, attention within each", (long long)job->doc_len);
+        pt_html_kv(b, "packed documents", v);
+    }
     if (r->n > 0) {
         snprintf(v, sizeof v, "%lld sequences (%lld tokens) per step", (long long)r->plans[0].st.gbs,
                  (long long)r->plans[0].st.gbs * (long long)job->seq_len);

@@ -79,6 +79,15 @@ void pt_emit_device_note(FILE *f, const pt_device *dev)
             dn, gn, fn);
 }
 
+const char *pt_emit_docs(const pt_job *job, char *buf, size_t n)
+{
+    if (job->doc_len > 0 && job->doc_len < job->seq_len)
+        snprintf(buf, n, " in documents of %lld", (long long)job->doc_len);
+    else if (n)
+        buf[0] = '\0';
+    return buf;
+}
+
 void pt_emit_device_json(json_t *o, const pt_device *dev)
 {
     json_object_set_new(o, "device_generation", json_string(dev->generation));
@@ -95,7 +104,7 @@ static void row(FILE *f, const char *name, double s, double total)
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *k)
 {
-    char buf[256], mn[300], cn[300], dn[300]; /* names from user files, escaped */
+    char buf[256], mn[300], cn[300], dn[300], docs[48]; /* names from user files, escaped */
     double T = k->step_time_s;
     pt_strategy_format(st, buf, sizeof buf);
     pt_str_escape(m->name, mn, sizeof mn);
@@ -109,8 +118,8 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     else
         fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", mn,
                 (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
-    fprintf(f, "cluster    %s: %lld x %s, seq %lld, %s%s%s, %s\n", cn, (long long)c->devices, dn,
-            (long long)job->seq_len, pt_dtype_name(job->dtype),
+    fprintf(f, "cluster    %s: %lld x %s, seq %lld%s, %s%s%s, %s\n", cn, (long long)c->devices, dn,
+            (long long)job->seq_len, pt_emit_docs(job, docs, sizeof docs), pt_dtype_name(job->dtype),
             job->flash_attention ? ", flash attention" : "", job->tp_comm_overlap ? ", tp comm overlap" : "",
             pt_engine_name(job->engine));
     fprintf(f, "strategy   %s\n\n", buf);

@@ -102,4 +102,33 @@ expect2 "eval --tp-comm-overlap --engine torchtitan" "torchtitan's async TP is n
     --tp-comm-overlap
 expect2 "plan --tp-comm-overlap --export torchtitan" "async TP" \
     $P plan llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --tp-comm-overlap --export torchtitan
+# --doc-len: packed documents.  A 64k sequence of 2k-token documents is
+# priced shorter (its attention within the documents), the header and the
+# JSON say so, the simulator agrees, the export's note says what the price
+# assumed of the data; a zero length is refused
+$P eval llama3-8b --cluster dgx-h100 --gpus 8 --seq-len 65536 --doc-len 2048 --strategy "cp=8 gbs=8 recompute=full" \
+    >"$tmp/doc.out" 2>&1 || bad "eval --doc-len: $(cat "$tmp/doc.out")"
+grep -q '^cluster .*seq 65536 in documents of 2048, bf16' "$tmp/doc.out" || bad "eval --doc-len: no documents in the header: $(cat "$tmp/doc.out")"
+python3 - "$P" <<'PY' || bad "eval --doc-len: step, MFU or doc_len not as documented"
+import json, subprocess, sys
+P = sys.argv[1]
+def ev(*extra):
+    r = subprocess.run([P, "eval", "llama3-8b", "--cluster", "dgx-h100", "--gpus", "8", "--seq-len", "65536",
+                        "--strategy", "cp=8 gbs=8 recompute=full", "--json", "--simulate"] + list(extra),
+                       capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+whole, docs = ev(), ev("--doc-len", "2048")
+assert whole["doc_len"] is None and docs["doc_len"] == 2048, (whole["doc_len"], docs["doc_len"])
+assert docs["step_time_s"] < 0.5 * whole["step_time_s"], (docs["step_time_s"], whole["step_time_s"])
+assert docs["hfu"] <= 1.0
+assert abs(docs["simulated_step_time_s"] / docs["step_time_s"] - 1) < 0.03, docs
+# a document as long as the sequence is the sequence
+assert ev("--doc-len", "65536")["step_time_s"] == whole["step_time_s"]
+PY
+$P plan llama3-8b --cluster dgx-h100 --gpus 8 --seq-len 65536 --doc-len 2048 --global-batch 8 --export megatron \
+    >"$tmp/doc.sh" 2>"$tmp/err" || bad "plan --doc-len --export megatron: $(cat "$tmp/err")"
+head -n 1 "$tmp/doc.sh" | grep -q 'attention priced within packed documents of 2048 tokens' ||
+    bad "plan --doc-len --export: the note does not say the documents: $(head -n 1 "$tmp/doc.sh")"
+expect2 "eval --doc-len 0" 'doc-len: "0" is not a whole number' \
+    $P eval llama3-8b --cluster dgx-h100 --gpus 8 --strategy "tp=8" --global-batch 8 --doc-len 0
 exit $fail
