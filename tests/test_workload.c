@@ -188,6 +188,62 @@ static void test_hf_qwen2(void **state)
     assert_int_equal(pt_model_params(&m), INT64_C(494032768));
 }
 
+/* Gemma 2 9B and Gemma 3 27B (the text model) as on the Hub: head_dim 256
+ * and 128 (Gemma 2's 16 heads are 4096 wide on a 3584 hidden size), GeGLU,
+ * tied embeddings, the sliding window on every other layer (Gemma 2: 21 of
+ * 42) or five of every six (Gemma 3: 62 - 62/6 = 52).  Hand derivation
+ * with two norms a layer (Partita's count; hf.c says what it leaves out):
+ * Gemma 2: 42*(3584*(4096+2*2048) + 4096*3584 + 3*3584*14336 + 2*3584)
+ * + 256000*3584 + 3584 = 9,241,404,928, Hugging Face's 9,241,705,984 less
+ * the 2*3584*42 of the pre/post-feedforward norms; Gemma 3: 62*(5376*(4096
+ * + 2*2048) + 4096*5376 + 3*5376*21504 + 2*5376) + 262208*5376 + 5376 =
+ * 27,008,663,808. */
+static void test_hf_gemma(void **state)
+{
+    pt_model m = load("tests/data/hf/gemma2-9b.json");
+    pt_diag d;
+    (void)state;
+    assert_string_equal(m.family, "gemma2");
+    assert_true(m.gated_mlp && m.act == PT_ACT_GELU && m.tied_embeddings && !m.qkv_bias && !m.norm_bias);
+    assert_int_equal(m.head_dim, 256);
+    assert_int_equal(m.kv_heads, 8);
+    assert_int_equal(m.window, 4096);
+    assert_int_equal(m.window_layers, 21);
+    assert_int_equal(pt_model_params(&m), INT64_C(9241404928));
+    m = load("tests/data/hf/gemma3-27b-text.json");
+    assert_string_equal(m.family, "gemma3_text");
+    assert_int_equal(m.head_dim, 128);
+    assert_int_equal(m.window, 1024);
+    assert_int_equal(m.window_layers, 52);
+    assert_true(m.rope_theta == 1e6);
+    assert_int_equal(pt_model_params(&m), INT64_C(27008663808));
+    /* class defaults: Gemma3TextConfig's 256-wide heads, 4 kv heads, window
+     * 4096 on 5 of every 6 layers, vocab 262208 */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"gemma3_text\", \"hidden_size\": 2304, "
+                                 "\"intermediate_size\": 9216, \"num_hidden_layers\": 26, "
+                                 "\"num_attention_heads\": 8}", NULL, &m, &d), PT_OK);
+    assert_int_equal(m.head_dim, 256);
+    assert_int_equal(m.kv_heads, 4);
+    assert_int_equal(m.vocab, 262208);
+    assert_int_equal(m.window, 4096);
+    assert_int_equal(m.window_layers, 26 - 26 / 6);
+    /* a layer_types list says which layers slide; sliding_window null: none */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"gemma2\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+                                 "\"num_hidden_layers\": 3, \"num_attention_heads\": 4, \"head_dim\": 16, "
+                                 "\"layer_types\": [\"sliding_attention\", \"full_attention\", \"full_attention\"]}",
+                                 NULL, &m, &d), PT_OK);
+    assert_int_equal(m.window_layers, 1);
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"gemma2\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+                                 "\"num_hidden_layers\": 3, \"num_attention_heads\": 4, \"head_dim\": 16, "
+                                 "\"sliding_window\": null}", NULL, &m, &d), PT_OK);
+    assert_int_equal(m.window, 0);
+    assert_int_equal(m.window_layers, 0);
+    /* the vision-language config: its text model is read on its own */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\"}}",
+                                 "g.json", &m, &d), PT_EINPUT);
+    assert_non_null(strstr(d.msg, "save the \"text_config\" object"));
+}
+
 /* A Nemotron config (Minitron-4B shape): squared-ReLU ungated MLP, LayerNorm
  * with bias.  Hand derivation: 32*(3072*(3072+2*1024) + 3072*3072
  * + 2*3072*9216 + 4*3072) + 2*256000*3072 + 2*3072 = 4,190,509,056. */
@@ -700,7 +756,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

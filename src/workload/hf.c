@@ -8,7 +8,7 @@
  * the wrong type or impossible.  Keys it does not need are ignored: Hub configs
  * carry many (torch_dtype, bos_token_id, ...).  Rotary settings (rope_theta,
  * rope_scaling / rope_parameters), sliding windows (mistral, qwen2, qwen3,
- * gpt_oss) and MoE router settings (scoring_func, topk_method,
+ * gemma2, gemma3_text, gpt_oss) and MoE router settings (scoring_func, topk_method,
  * routed_scaling_factor, n_group / topk_group, norm_topk_prob) are read into
  * the fields the engine exports need.
  * Mixture-of-experts and MLA configs (mixtral, qwen2_moe, qwen3_moe,
@@ -47,8 +47,8 @@ typedef struct hf {
         if (try_st_ != PT_OK) return try_st_; \
     } while (0)
 
-static const char supported[] = "llama, mistral, qwen2, qwen3, gpt2, gpt_neox, nemotron, mpt, "
-                                "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h";
+static const char supported[] = "llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, "
+                                "mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h";
 static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
@@ -316,6 +316,63 @@ static pt_status read_llama(const hf *h, const char *type, pt_model *m)
     m->learned_pos = 0;
     TRY(read_rope(h, m, "rope_theta", 10000.0));
     return read_window(h, type, m);
+}
+
+/* ---- gemma2, gemma3_text ------------------------------------------------------
+ * Gemma2Config and Gemma3TextConfig (transformers configuration_gemma2.py,
+ * configuration_gemma3.py): the llama keys, but head_dim 256 by default (not
+ * hidden_size // num_attention_heads: Gemma 2 9B's 16 heads of 256 are 4096
+ * wide on a 3584 hidden size), num_key_value_heads 4, hidden_activation
+ * "gelu_pytorch_tanh" into a gated MLP (GeGLU), tied embeddings, vocab_size
+ * 256000 / 262208, max_position_embeddings 8192 / 131072, rope_theta 10000 /
+ * 1000000 (Gemma 3's local layers use rope_local_base_freq 10000; the
+ * exports carry the global one), sliding_window 4096 on the layers
+ * layer_types marks "sliding_attention", or where it is absent: Gemma 2
+ * every other layer from the first (modeling_gemma2: is_sliding = not
+ * layer_idx % 2), Gemma 3 all but every sliding_window_pattern-th (default
+ * 6: five local to one global; modeling_gemma3: is_sliding = (layer_idx + 1)
+ * % pattern != 0).  Left out: the pre/post-feedforward norms (4 RMSNorms a
+ * layer, not 2) and Gemma 3's q/k norms, 2 h + 2 head_dim parameters a
+ * layer; the logit soft-capping, which costs no GEMM. */
+static pt_status read_gemma(const hf *h, const char *type, pt_model *m)
+{
+    int g3 = strcmp(type, "gemma3_text") == 0, found = 0, given = 0, ab = 0;
+    int64_t pattern = 6;
+    const json_t *j;
+    m->kv_heads = 4;
+    m->head_dim = 256;
+    m->vocab = g3 ? 262208 : 256000;
+    m->max_seq = g3 ? 131072 : 8192;
+    TRY(get_pos(h, "hidden_size", 1, &m->hidden, NULL));
+    TRY(get_pos(h, "intermediate_size", 1, &m->ffn, NULL));
+    TRY(get_pos(h, "num_hidden_layers", 1, &m->layers, NULL));
+    TRY(get_pos(h, "num_attention_heads", 1, &m->heads, NULL));
+    TRY(get_pos(h, "num_key_value_heads", 0, &m->kv_heads, NULL));
+    TRY(get_pos(h, "head_dim", 0, &m->head_dim, NULL));
+    TRY(get_pos(h, "vocab_size", 0, &m->vocab, NULL));
+    TRY(get_pos(h, "max_position_embeddings", 0, &m->max_seq, NULL));
+    TRY(heads_shape(h, m, "num_attention_heads", "hidden_size", "num_key_value_heads", 1));
+    TRY(get_bool(h, "tie_word_embeddings", 1, &m->tied_embeddings));
+    TRY(get_act(h, json_object_get(h->obj, "hidden_activation") ? "hidden_activation" : "hidden_act",
+                "gelu_pytorch_tanh", &m->act));
+    TRY(get_bool(h, "attention_bias", 0, &ab));
+    TRY(get_drop(h, "attention_dropout", 0.0, &m->dropout));
+    m->gated_mlp = 1;
+    m->qkv_bias = ab;
+    TRY(read_rope(h, m, "rope_theta", g3 ? 1000000.0 : 10000.0));
+    m->window = 4096;
+    j = json_object_get(h->obj, "sliding_window");
+    if (j && json_is_null(j)) m->window = 0;
+    else TRY(get_pos(h, "sliding_window", 0, &m->window, &found));
+    TRY(layer_types_windows(h, m, &given));
+    if (!given) {
+        if (g3) TRY(get_pos(h, "sliding_window_pattern", 0, &pattern, &found));
+        m->window_layers = g3 ? m->layers - m->layers / pattern : (m->layers + 1) / 2;
+    }
+    if (m->window == 0 && given && m->window_layers > 0)
+        return key_err(h, "layer_types", "names sliding_attention layers but sliding_window is null");
+    if (m->window == 0 || m->window_layers == 0) m->window = m->window_layers = 0;
+    return PT_OK;
 }
 
 /* ---- gpt2 ----------------------------------------------------------------
@@ -806,6 +863,7 @@ static const struct {
 } readers[] = {
     {"llama", read_llama, 0},         {"mistral", read_llama, 0},      {"qwen2", read_llama, 0},
     {"qwen3", read_llama, 0},         {"nemotron", read_llama, 0},     {"gpt2", read_gpt2, 0},
+    {"gemma2", read_gemma, 0},        {"gemma3_text", read_gemma, 0},
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
     {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
@@ -859,6 +917,10 @@ pt_status pt_hf_read_json(pt_jctx *jc, const json_t *cfg, const char *path, pt_m
                 return moe_err(&h, count_keys[k], why);
             }
         }
+    /* a vision-language config whose text model Partita reads on its own */
+    if (i == sizeof readers / sizeof readers[0] && strcmp(type, "gemma3") == 0 && json_object_get(cfg, "text_config"))
+        return key_err(&h, "model_type", "is Gemma 3's vision-language config; Partita prices its text model: "
+                       "save the \"text_config\" object (model_type gemma3_text) as a config.json of its own");
     if (i == sizeof readers / sizeof readers[0])
         return key_err(&h, "model_type", "is not a supported model_type (supported: %s)",
                        supported);

@@ -131,4 +131,11 @@ head -n 1 "$tmp/doc.sh" | grep -q 'attention priced within packed documents of 2
     bad "plan --doc-len --export: the note does not say the documents: $(head -n 1 "$tmp/doc.sh")"
 expect2 "eval --doc-len 0" 'doc-len: "0" is not a whole number' \
     $P eval llama3-8b --cluster dgx-h100 --gpus 8 --strategy "tp=8" --global-batch 8 --doc-len 0
+# Gemma 2 (a Hub config.json): GeGLU, 256-wide heads, a window on every
+# other layer; priced, and refused by the Megatron export (no GeGLU flag)
+$P eval tests/data/hf/gemma2-9b.json --cluster dgx-h100 --gpus 8 --strategy "tp=2" --global-batch 64 \
+    >"$tmp/gemma.out" 2>&1 || bad "eval gemma2-9b.json: $(cat "$tmp/gemma.out")"
+grep -q '^model .*(9.2B parameters, 42 layers, hidden 3584)' "$tmp/gemma.out" || bad "eval gemma2-9b.json: $(head -n 1 "$tmp/gemma.out")"
+expect2 "plan gemma2-9b.json --export megatron" "gated MLP with a GELU activation" \
+    $P plan tests/data/hf/gemma2-9b.json --cluster dgx-h100 --gpus 8 --global-batch 64 --export megatron
 exit $fail
