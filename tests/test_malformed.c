@@ -138,14 +138,14 @@ static const mcase cases[] = {
      "config.json:1:99: num_attention_heads: 32 does not divide hidden_size=4100"},
     {"unknown model_type", HF, LITERAL, "{\"model_type\": \"bert\"}",
      "config.json:1:2: model_type: \"bert\" is not a supported model_type (supported: llama, "
-     "mistral, qwen2, qwen3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, "
-     "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h)"},
+     "mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, mpt, mixtral, "
+     "qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h)"},
     {"model_type not a string", HF, LITERAL, "{\"model_type\": 7}",
      "config.json:1:2: model_type: 7 is not a string"},
     {"no model_type", HF, LITERAL, "{\"hidden_size\": 4096}",
      "config.json: model_type: required key is missing (supported: llama, mistral, qwen2, "
-     "qwen3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, "
-     "deepseek_v2, deepseek_v3, gpt_oss, nemotron_h)"},
+     "qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, "
+     "qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h)"},
     {"gemma3 vision-language config", HF, LITERAL, "{\"model_type\": \"gemma3\", \"text_config\": {}}",
      "config.json:1:2: model_type: \"gemma3\" is Gemma 3's vision-language config; Partita prices its text "
      "model: save the \"text_config\" object (model_type gemma3_text) as a config.json of its own"},

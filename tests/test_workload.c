@@ -244,6 +244,31 @@ static void test_hf_gemma(void **state)
     assert_non_null(strstr(d.msg, "save the \"text_config\" object"));
 }
 
+/* Phi-3-mini-4k as on the Hub: llama's shape with fused projections, untied
+ * embeddings and a 2047-token window on every layer.  Hand derivation:
+ * 32*(4*3072^2 + 3*3072*8192 + 2*3072) + 2*32064*3072 + 3072 =
+ * 3,821,079,552, Hugging Face's count.  The 128k variant's longrope scaling
+ * (lists of factors, no single factor) is read as its type. */
+static void test_hf_phi3(void **state)
+{
+    pt_model m = load("tests/data/hf/phi3-mini-4k.json");
+    pt_diag d;
+    (void)state;
+    assert_string_equal(m.family, "phi3");
+    assert_true(m.gated_mlp && m.act == PT_ACT_SILU && !m.tied_embeddings);
+    assert_int_equal(m.window, 2047);
+    assert_int_equal(m.window_layers, 32);
+    assert_int_equal(pt_model_params(&m), INT64_C(3821079552));
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"phi3\", \"hidden_size\": 3072, \"intermediate_size\": 8192, "
+                                 "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"vocab_size\": 32064, "
+                                 "\"max_position_embeddings\": 131072, \"sliding_window\": null, "
+                                 "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1.0, 1.1], "
+                                 "\"long_factor\": [1.2, 1.3]}, \"original_max_position_embeddings\": 4096}",
+                                 NULL, &m, &d), PT_OK);
+    assert_string_equal(m.rope_type, "longrope");
+    assert_int_equal(m.window_layers, 0); /* Phi3Config: no window by default */
+}
+
 /* A Nemotron config (Minitron-4B shape): squared-ReLU ungated MLP, LayerNorm
  * with bias.  Hand derivation: 32*(3072*(3072+2*1024) + 3072*3072
  * + 2*3072*9216 + 4*3072) + 2*256000*3072 + 2*3072 = 4,190,509,056. */
@@ -756,7 +781,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

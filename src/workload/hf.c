@@ -8,7 +8,7 @@
  * the wrong type or impossible.  Keys it does not need are ignored: Hub configs
  * carry many (torch_dtype, bos_token_id, ...).  Rotary settings (rope_theta,
  * rope_scaling / rope_parameters), sliding windows (mistral, qwen2, qwen3,
- * gemma2, gemma3_text, gpt_oss) and MoE router settings (scoring_func, topk_method,
+ * phi3, gemma2, gemma3_text, gpt_oss) and MoE router settings (scoring_func, topk_method,
  * routed_scaling_factor, n_group / topk_group, norm_topk_prob) are read into
  * the fields the engine exports need.
  * Mixture-of-experts and MLA configs (mixtral, qwen2_moe, qwen3_moe,
@@ -47,8 +47,9 @@ typedef struct hf {
         if (try_st_ != PT_OK) return try_st_; \
     } while (0)
 
-static const char supported[] = "llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, "
-                                "mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h";
+static const char supported[] = "llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, "
+                                "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, "
+                                "nemotron_h";
 static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
@@ -252,7 +253,8 @@ static pt_status layer_types_windows(const hf *h, pt_model *m, int *given)
 
 /* Sliding-window attention of the llama-style types (transformers):
  * MistralConfig sliding_window 4096 by default, on every layer (null: none);
- * MixtralConfig None by default; Qwen2Config and Qwen3Config slide only with
+ * MixtralConfig and Phi3Config None by default (Phi-3-mini-4k gives 2047,
+ * on every layer); Qwen2Config and Qwen3Config slide only with
  * use_sliding_window (default false), on the layers i >= max_window_layers
  * (default 28).  A layer_types list, where given, says which layers slide.
  * Other types (llama, nemotron) have no window; gpt_oss reads its own. */
@@ -261,7 +263,8 @@ static pt_status read_window(const hf *h, const char *type, pt_model *m)
     int qwen = strncmp(type, "qwen", 4) == 0, use = 1, given = 0, found = 0;
     int64_t w = strcmp(type, "mistral") == 0 || qwen ? 4096 : 0, from = qwen ? 28 : 0;
     const json_t *j = json_object_get(h->obj, "sliding_window");
-    if (!qwen && strcmp(type, "mistral") && strcmp(type, "mixtral")) return PT_OK; /* llama: no window */
+    if (!qwen && strcmp(type, "mistral") && strcmp(type, "mixtral") && strcmp(type, "phi3"))
+        return PT_OK; /* llama: no window */
     if (qwen) {
         TRY(get_bool(h, "use_sliding_window", 0, &use));
         TRY(pt_json_int(h->jc, h->obj, h->path, "max_window_layers", 0, 0, PT_MODEL_DIM_MAX, &from, NULL));
@@ -283,7 +286,9 @@ static pt_status read_window(const hf *h, const char *type, pt_model *m)
     return PT_OK;
 }
 
-/* ---- llama, mistral, qwen2, qwen3, nemotron -------------------------------
+/* ---- llama, mistral, qwen2, qwen3, phi3, nemotron --------------------------
+ * Phi3Config has LlamaConfig's keys and defaults (its q/k/v and gate/up
+ * projections fused into one matrix each: the same parameters and FLOPs).
  * LlamaConfig: num_key_value_heads None -> num_attention_heads, head_dim None ->
  * hidden_size // num_attention_heads, hidden_act "silu", tie_word_embeddings
  * False, attention_bias/mlp_bias False; RMSNorm; gated MLP (gate, up, down).
@@ -863,7 +868,7 @@ static const struct {
 } readers[] = {
     {"llama", read_llama, 0},         {"mistral", read_llama, 0},      {"qwen2", read_llama, 0},
     {"qwen3", read_llama, 0},         {"nemotron", read_llama, 0},     {"gpt2", read_gpt2, 0},
-    {"gemma2", read_gemma, 0},        {"gemma3_text", read_gemma, 0},
+    {"gemma2", read_gemma, 0},        {"gemma3_text", read_gemma, 0},  {"phi3", read_llama, 0},
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
     {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
