@@ -118,6 +118,9 @@ typedef struct pt_model {
     int64_t rope_orig_max;/* original_max_position_embeddings, e.g. 8192 (0: not given) */
     double rope_low_freq, rope_high_freq; /* llama3: low/high_freq_factor, e.g. 1 and 4 */
     double rope_mscale, rope_mscale_all_dim; /* yarn (DeepSeek): e.g. 1 and 1 */
+    double rope_percent;  /* share of each head's dims rotated, e.g. 0.5
+                             (GLM-4.5's partial_rotary_factor), 0.25 (Pythia's
+                             rotary_pct); 0: all                           */
     /* MoE router (all 0 for softmax top-k routing with the top-k weights
      * renormalised, Mixtral's).  DeepSeek-V3: sigmoid scores, a learned bias
      * per expert for aux-loss-free balancing, weights scaled by 2.5, 8 groups

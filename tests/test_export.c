@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "helpers.h"
+#include "base/base.h"
 #include "emit/export.h"
 
 #define GOLDEN_DIR "tests/golden/export/"
@@ -787,6 +788,31 @@ static setup make_hf(const char *config, const char *strategy, int64_t n)
     return s;
 }
 
+/* GLM-4.5-Air (its config.json, tests/data/hf/glm4.5-air.json): half of
+ * each head rotated (--rotary-percent 0.5, arguments.py), q/k/v biases
+ * only, one dense layer first, a shared expert of the routed width, and
+ * DeepSeek-V3's sigmoid router with the expert bias (Glm4MoeTopkRouter). */
+static void test_megatron_glm4_moe(void **state)
+{
+    char *text = NULL, *out;
+    pt_diag d;
+    setup s;
+    (void)state;
+    assert_int_equal(pt_read_file("tests/data/hf/glm4.5-air.json", &text, &d), PT_OK);
+    s = make_hf(text, "tp=2 pp=2 ep=8 etp=1 zero=1", 64);
+    free(text);
+    out = export_ok(PT_EXPORT_MEGATRON, &s);
+    assert_non_null(strstr(out, "--rotary-percent 0.5"));
+    assert_non_null(strstr(out, "--add-qkv-bias"));
+    assert_non_null(strstr(out, "--moe-layer-freq \"([0]*1+[1]*45)\""));
+    assert_non_null(strstr(out, "--moe-shared-expert-intermediate-size 1408"));
+    assert_non_null(strstr(out, "--moe-router-score-function sigmoid"));
+    assert_non_null(strstr(out, "--moe-router-enable-expert-bias"));
+    assert_null(strstr(out, "--moe-router-topk-scaling-factor")); /* routed_scaling_factor 1.0 */
+    golden("megatron_glm4.5_air_ep8.txt", out);
+    free(out);
+}
+
 /* Llama 3.1's base 500000 and llama3 scaling by 8 (its config.json); Llama 2
  * keeps Megatron's default base 10000, so no flag; DeepSeek-V3's router
  * (sigmoid scores, 8 groups choosing 4, weights x2.5, aux-loss-free expert
@@ -923,6 +949,7 @@ int main(void)
         cmocka_unit_test(test_engine_any),
         cmocka_unit_test(test_engine_refusals),
         cmocka_unit_test(test_megatron_rope_and_router),
+        cmocka_unit_test(test_megatron_glm4_moe),
         cmocka_unit_test(test_megatron_hf_rope_window),
         cmocka_unit_test(test_torchtitan_offload_meaning),
         cmocka_unit_test(test_tp_comm_overlap),

@@ -269,6 +269,32 @@ static void test_hf_phi3(void **state)
     assert_int_equal(m.window_layers, 0); /* Phi3Config: no window by default */
 }
 
+/* GLM-4.5-Air (zai-org's config.json): DeepSeek-V3's mixture on llama's
+ * attention.  Hand derivation: attention 4096*12288 + 12288 + 2*(4096*1024
+ * + 1024) + 12288*4096 = 109,066,240 (q/k/v biases, none on o_proj), norms
+ * 2*4096; the dense layer's MLP 3*4096*10944; a MoE layer's 128 experts and
+ * one shared of 3*4096*1408 each plus the 128*4096 router = 2,232,418,304;
+ * 1 dense + 45 MoE layers + 2*151552*4096 + 4096 = 106,852,245,504, the
+ * count LLaMA-Factory's GLM-4.5-Air checks (EXPECTED_LOGICAL_PARAMETERS);
+ * the multi-token-prediction layer is not in it, nor in Partita's. */
+static void test_hf_glm4_moe(void **state)
+{
+    pt_model m = load("tests/data/hf/glm4.5-air.json");
+    (void)state;
+    assert_string_equal(m.family, "glm4_moe");
+    assert_true(m.qkv_bias && !m.linear_bias && !m.tied_embeddings && m.gated_mlp && !m.mla);
+    assert_int_equal(m.experts, 128);
+    assert_int_equal(m.topk, 8);
+    assert_int_equal(m.moe_ffn, 1408);
+    assert_int_equal(m.shared_ffn, 1408);
+    assert_int_equal(m.dense_layers, 1);
+    assert_int_equal(m.mtp_layers, 1);
+    assert_true(m.router_sigmoid && m.router_expert_bias && !m.router_pre_softmax);
+    assert_true(m.router_topk_scale == 0.0 && m.router_groups == 0); /* factor 1.0, one group */
+    assert_true(m.rope_percent == 0.5 && m.rope_theta == 1e6);
+    assert_int_equal(pt_model_params(&m), INT64_C(106852245504));
+}
+
 /* A Nemotron config (Minitron-4B shape): squared-ReLU ungated MLP, LayerNorm
  * with bias.  Hand derivation: 32*(3072*(3072+2*1024) + 3072*3072
  * + 2*3072*9216 + 4*3072) + 2*256000*3072 + 2*3072 = 4,190,509,056. */
@@ -289,6 +315,7 @@ static void test_hf_pythia(void **state)
     (void)state;
     assert_true(m.linear_bias && m.norm_bias && !m.learned_pos && !m.tied_embeddings);
     assert_true(!m.dropout && m.act == PT_ACT_GELU);
+    assert_true(m.rope_percent == 0.25); /* rotary_pct: a quarter of each head rotated */
     assert_int_equal(pt_model_params(&m), INT64_C(162322944));
     assert_int_equal(m.layers * pt_model_layer_params(&m) + 2 * m.hidden, INT64_C(85056000));
 }
@@ -781,7 +808,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

@@ -142,6 +142,7 @@ static void meg_arg(pt_emit_buf *b, const char *fmt, ...)
 /* Rotary settings as Megatron-LM spells them (megatron/training/arguments.py,
  * _add_network_size_args and _add_mla_args; rotary_pos_embedding.py):
  *   --rotary-base (an int, default 10000: written when the base differs);
+ *   --rotary-percent (the share of each head rotated, default 1.0);
  *   llama3 scaling: --use-rope-scaling --rope-scaling-factor F, whose
  *     low/high_freq_factor 1/4 and original 8192 positions are fixed in
  *     RotaryEmbedding._apply_scaling (other values are refused);
@@ -162,6 +163,7 @@ static pt_status meg_rope(pt_emit_buf *b, const pt_model *m, pt_diag *d)
         }
         meg_arg(b, "--rotary-base %lld", (long long)m->rope_theta);
     }
+    if (m->rope_percent > 0 && m->rope_percent < 1.0) meg_arg(b, "--rotary-percent %g", m->rope_percent);
     if (!t[0]) return PT_OK;
     if (strcmp(t, "llama3") == 0) {
         if ((m->rope_low_freq > 0 && m->rope_low_freq != 1.0) || (m->rope_high_freq > 0 && m->rope_high_freq != 4.0) ||

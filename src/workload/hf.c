@@ -12,7 +12,9 @@
  * routed_scaling_factor, n_group / topk_group, norm_topk_prob) are read into
  * the fields the engine exports need.
  * Mixture-of-experts and MLA configs (mixtral, qwen2_moe, qwen3_moe,
- * deepseek_v2, deepseek_v3, gpt_oss) are read by the readers after read_mpt;
+ * deepseek_v2, deepseek_v3, glm4_moe, gpt_oss) are read by the readers after
+ * read_mpt; partial rotary embeddings (partial_rotary_factor, gpt_neox's
+ * rotary_pct) into rope_percent, which the Megatron export writes;
  * hybrid Mamba-2 stacks (nemotron_h: Nemotron-H, Nemotron 3) by
  * read_nemotron_h, into pt_model.hybrid and the mamba_* fields.
  * What it does not: other MoE model types (refused with a message naming the
@@ -48,9 +50,9 @@ typedef struct hf {
     } while (0)
 
 static const char supported[] = "llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, "
-                                "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, "
-                                "nemotron_h";
-static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss";
+                                "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, "
+                                "gpt_oss, nemotron_h";
+static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, gpt_oss";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
 
@@ -160,8 +162,14 @@ static pt_status read_rope(const hf *h, pt_model *m, const char *theta_key, doub
     char ppath[256], spath[256], t[64] = "";
     int tf = 0;
     int64_t orig = 0;
+    double part = 0;
     m->rope_theta = dflt;
     TRY(get_posnum(h, theta_key, &m->rope_theta));
+    /* partial rotary: partial_rotary_factor (GLM, Phi-4-mini), gpt_neox's
+     * rotary_pct (GPTNeoXConfig default 0.25, set by read_neox) */
+    TRY(get_posnum(h, "partial_rotary_factor", &part));
+    if (part > 1.0) return key_err(h, "partial_rotary_factor", "is above 1 (the share of each head rotated)");
+    if (part > 0) m->rope_percent = part < 1.0 ? part : 0.0;
     TRY(get_obj(h, "rope_parameters", &rp, ppath, sizeof ppath));
     if (rp.obj) TRY(get_posnum(&rp, "rope_theta", &m->rope_theta));
     TRY(get_obj(h, "rope_scaling", &rs, spath, sizeof spath));
@@ -436,6 +444,12 @@ static pt_status read_neox(const hf *h, const char *type, pt_model *m)
     m->linear_bias = 1;
     m->learned_pos = 0;
     TRY(read_rope(h, m, "rotary_emb_base", 10000.0));
+    {
+        double pct = 0.25; /* GPTNeoXConfig */
+        TRY(get_posnum(h, "rotary_pct", &pct));
+        if (pct > 1.0) return key_err(h, "rotary_pct", "is above 1 (the share of each head rotated)");
+        m->rope_percent = pct < 1.0 ? pct : 0.0;
+    }
     return PT_OK;
 }
 
@@ -694,6 +708,54 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
     return PT_OK;
 }
 
+/* glm4_moe (transformers Glm4MoeConfig, modular_glm4_moe.py: GLM-4.5,
+ * -Air, 4.6): llama's attention (GQA, head_dim, q/k/v biases with
+ * attention_bias, no o_proj bias) with half of each head rotated
+ * (partial_rotary_factor 0.5) and DeepSeek-V3's mixture: the first
+ * first_k_dense_replace (1) layers dense of intermediate_size, then
+ * n_routed_experts (128) of moe_intermediate_size, num_experts_per_tok 8,
+ * n_shared_experts (1) shared experts of the same width, a sigmoid router
+ * with a score-correction bias (Glm4MoeTopkRouter is DeepseekV3TopkRouter),
+ * routed_scaling_factor (1.0), n_group / topk_group (1), norm_topk_prob
+ * (true); num_nextn_predict_layers multi-token prediction.  use_qk_norm's
+ * q/k norms (2 head_dim a layer) are left out, as qwen3's. */
+static pt_status read_glm4_moe(const hf *h, const char *type, pt_model *m)
+{
+    int64_t shared = 1, k = 1, groups = 1, topk_group = 1, z = 0;
+    int found = 0;
+    (void)type;
+    TRY(read_llama(h, "llama", m));
+    TRY(moe_counts(h, m, 8));
+    TRY(get_pos(h, "moe_intermediate_size", 1, &m->moe_ffn, NULL));
+    TRY(pt_json_int(h->jc, h->obj, h->path, "n_shared_experts", 0, 0, PT_MODEL_DIM_MAX, &shared, NULL));
+    if (shared > PT_MODEL_DIM_MAX / m->moe_ffn)
+        return key_err(h, "n_shared_experts", "times moe_intermediate_size is larger than %lld",
+                       (long long)PT_MODEL_DIM_MAX);
+    m->shared_ffn = shared * m->moe_ffn;
+    TRY(pt_json_int(h->jc, h->obj, h->path, "first_k_dense_replace", 0, 0, PT_MODEL_DIM_MAX, &k, &found));
+    if (k >= m->layers)
+        return key_err(h, found ? "first_k_dense_replace" : "num_hidden_layers",
+                       "leaves no MoE layer (num_hidden_layers=%lld, first_k_dense_replace=%lld)",
+                       (long long)m->layers, (long long)k);
+    m->dense_layers = k;
+    TRY(get_pos(h, "n_group", 0, &groups, NULL));
+    TRY(get_pos(h, "topk_group", 0, &topk_group, NULL));
+    if (m->experts % groups)
+        return key_err(h, "n_group", "does not divide the %lld routed experts", (long long)m->experts);
+    if (topk_group > groups)
+        return key_err(h, "topk_group", "is more than n_group=%lld", (long long)groups);
+    if (groups > 1) {
+        m->router_groups = groups;
+        m->router_group_topk = topk_group;
+    }
+    TRY(read_router(h, m, "sigmoid", "noaux_tc", 1.0, 1));
+    TRY(pt_json_int(h->jc, h->obj, h->path, "num_nextn_predict_layers", 0, 0, PT_MODEL_DIM_MAX, &z, &found));
+    if (found) m->mtp_layers = z;
+    /* Glm4MoeConfig sets partial_rotary_factor 0.5 unless the config says */
+    if (!json_object_get(h->obj, "partial_rotary_factor")) m->rope_percent = 0.5;
+    return PT_OK;
+}
+
 /* gpt_oss (openai/gpt-oss-120b config.json; transformers GptOssConfig):
  * num_local_experts 128, experts_per_token / num_experts_per_tok 4,
  * intermediate_size 2880 is the expert width, head_dim 64, attention_bias
@@ -872,6 +934,7 @@ static const struct {
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
     {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
+    {"glm4_moe", read_glm4_moe, 1},
 };
 
 /* Mixture-of-experts model types Partita cannot read yet. */
