@@ -628,6 +628,25 @@ static pt_status read_qwen_moe(const hf *h, const char *type, pt_model *m)
     return PT_OK;
 }
 
+/* Group-limited routing (deepseek, glm4_moe): n_group groups of experts
+ * (it must divide them), of which a token may use topk_group; one group
+ * (the default) is plain top-k routing. */
+static pt_status read_groups(const hf *h, pt_model *m)
+{
+    int64_t groups = 1, topk_group = 1;
+    TRY(get_pos(h, "n_group", 0, &groups, NULL));
+    TRY(get_pos(h, "topk_group", 0, &topk_group, NULL));
+    if (m->experts % groups)
+        return key_err(h, "n_group", "does not divide the %lld routed experts", (long long)m->experts);
+    if (topk_group > groups)
+        return key_err(h, "topk_group", "is more than n_group=%lld", (long long)groups);
+    if (groups > 1) {
+        m->router_groups = groups;
+        m->router_group_topk = topk_group;
+    }
+    return PT_OK;
+}
+
 /* deepseek_v2, deepseek_v3 (DeepseekV3Config): MLA, n_shared_experts 1,
  * first_k_dense_replace 3, num_experts_per_tok 8, n_group / topk_group
  * (group-limited routing: n_group must divide the experts), moe_layer_freq 1,
@@ -636,7 +655,7 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
 {
     static const char *const shared_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
     int v3 = strcmp(type, "deepseek_v3") == 0, found = 0;
-    int64_t shared = v3 ? 1 : 0, groups = 1, topk_group = 1, freq = 1;
+    int64_t shared = v3 ? 1 : 0, freq = 1;
     const char *sk = NULL;
     const json_t *ql = json_object_get(h->obj, "q_lora_rank");
     TRY(get_pos(h, "hidden_size", 1, &m->hidden, NULL));
@@ -674,16 +693,7 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
                            "moe_layer_freq=%lld)", (long long)m->layers, (long long)k,
                            found ? "" : " by default", (long long)freq);
     }
-    TRY(get_pos(h, "n_group", 0, &groups, NULL));
-    TRY(get_pos(h, "topk_group", 0, &topk_group, NULL));
-    if (m->experts % groups)
-        return key_err(h, "n_group", "does not divide the %lld routed experts", (long long)m->experts);
-    if (topk_group > groups)
-        return key_err(h, "topk_group", "is more than n_group=%lld", (long long)groups);
-    if (groups > 1) {
-        m->router_groups = groups;
-        m->router_group_topk = topk_group;
-    }
+    TRY(read_groups(h, m));
     TRY(read_router(h, m, v3 ? "sigmoid" : "softmax", v3 ? "noaux_tc" : "greedy", v3 ? 2.5 : 0.0, v3));
     TRY(read_rope(h, m, "rope_theta", 10000.0));
     /* MLA: q_lora_rank null (DeepSeek-V2-Lite) projects q directly */
@@ -721,7 +731,7 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
  * q/k norms (2 head_dim a layer) are left out, as qwen3's. */
 static pt_status read_glm4_moe(const hf *h, const char *type, pt_model *m)
 {
-    int64_t shared = 1, k = 1, groups = 1, topk_group = 1, z = 0;
+    int64_t shared = 1, k = 1, z = 0;
     int found = 0;
     (void)type;
     TRY(read_llama(h, "llama", m));
@@ -738,16 +748,7 @@ static pt_status read_glm4_moe(const hf *h, const char *type, pt_model *m)
                        "leaves no MoE layer (num_hidden_layers=%lld, first_k_dense_replace=%lld)",
                        (long long)m->layers, (long long)k);
     m->dense_layers = k;
-    TRY(get_pos(h, "n_group", 0, &groups, NULL));
-    TRY(get_pos(h, "topk_group", 0, &topk_group, NULL));
-    if (m->experts % groups)
-        return key_err(h, "n_group", "does not divide the %lld routed experts", (long long)m->experts);
-    if (topk_group > groups)
-        return key_err(h, "topk_group", "is more than n_group=%lld", (long long)groups);
-    if (groups > 1) {
-        m->router_groups = groups;
-        m->router_group_topk = topk_group;
-    }
+    TRY(read_groups(h, m));
     TRY(read_router(h, m, "sigmoid", "noaux_tc", 1.0, 1));
     TRY(pt_json_int(h->jc, h->obj, h->path, "num_nextn_predict_layers", 0, 0, PT_MODEL_DIM_MAX, &z, &found));
     if (found) m->mtp_layers = z;
