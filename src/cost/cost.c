@@ -146,6 +146,14 @@
                                          w bf16 copy; grad-norm read; zeroing    */
 #define FLASH_BWD_FACTOR 2.5          /* flash-attention backward / forward FLOPs */
 #define CAUSAL_FRACTION 0.5           /* share of score blocks a causal mask keeps */
+/* CPU Adam (optimizer offload) is bound by host memory: per parameter it
+ * reads fp32 p, m, v and the gradient and writes p, m, v and the bf16 copy,
+ * about 30 bytes.  A DGX H100 host (2 x Xeon Platinum 8480C, NVIDIA DGX H100
+ * datasheet; 8 DDR5-4800 channels a socket, 307 GB/s each by Intel's
+ * specification) streams ~430 GB/s at 70% of its 614 GB/s peak: ~14e9
+ * parameters/s, 1.8e9 for each of its 8 GPUs.  Priced at 1e9 per device's
+ * share, about half that bound (vectorised CPU Adam does not stream at the
+ * bound; not fitted to a measured run: no public row offloads). */
 #define CPU_ADAM_PARAMS_PER_S 1.0e9   /* per device's share of host cores       */
 /* DeepSpeed ZeRO-3 (2021) hid only part of its parameter traffic behind
  * compute.  Narayanan et al. Table 2, 175B: at 384 GPUs (4 sequences per GPU,
