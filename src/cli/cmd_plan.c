@@ -119,21 +119,10 @@ static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *jo
             pt_emit_mfu_warning(stdout, &c->dev, who, top);
         }
     }
-    if (r->n > 0 && r->plans[0].st.offload != PT_OFF_NONE) {
-        /* the first plan leans on a price no measured run checks (issue
-         * 14: never win by an optimistic corner the user cannot see) */
-        const pt_plan *a = &r->alt[PT_D_OFFLOAD];
-        printf("\nnote: #1 offloads the %s to the host; its CPU Adam step is priced at the host-memory "
-               "bound's order (src/cost/cost.c), which no measured run checks",
-               r->plans[0].st.offload == PT_OFF_PARAMS ? "parameters and optimizer" : "optimizer");
-        if (r->have_alt[PT_D_OFFLOAD] && a->st.offload == PT_OFF_NONE) {
-            char s[256];
-            pt_strategy_format(&a->st, s, sizeof s);
-            printf("; the best plan without it is %.1f%% slower: %s\n", 100.0 * (r->plans[0].score / a->score - 1.0),
-                   s);
-        } else {
-            printf("; no plan without offload fits\n");
-        }
+    { /* the first plan leans on a price no measured run checks (issue 14:
+       * never win by an optimistic corner the user cannot see) */
+        char note[600];
+        if (pt_emit_offload_note(r, note, sizeof note)[0]) printf("\nnote: %s\n", note);
     }
     if (pt_device_unfitted(&c->dev)) {
         printf("\n");

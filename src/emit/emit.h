@@ -26,6 +26,13 @@ void pt_emit_device_note(FILE *f, const pt_device *dev);
 /* Adds "device_generation", "device_fitted_on" and "device_constants_fitted"
  * (false where the note above would print) to the JSON object o. */
 void pt_emit_device_json(json_t *o, const pt_device *dev);
+/* The note for a first plan that offloads (r->plans[0].st.offload): its CPU
+ * Adam step is priced by a constant no measured run checks, and the best
+ * plan without offload (r->alt) is named with how much slower it is.  Into
+ * buf, "" when #1 does not offload; returns buf.  plan's table prints it as
+ * "note: ...", the HTML report as a note under its table. */
+struct pt_search_result;
+const char *pt_emit_offload_note(const struct pt_search_result *r, char *buf, size_t n);
 /* The job's packed documents for a header, " in documents of 512" after its
  * "seq 4096" (pt_job.doc_len shorter than the sequence), else "". */
 const char *pt_emit_docs(const pt_job *job, char *buf, size_t n);

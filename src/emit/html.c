@@ -536,6 +536,14 @@ static void plan_table(pt_emit_buf *b, const pt_cluster *c, const pt_search_resu
                         "event by event where the simulator checks the pipeline (pp &gt; 1, not zb-v or "
                         "dualpipe), else the analytic model's. MFU counts model FLOPs without "
                         "recomputation.</p>\n");
+    {
+        char note[600];
+        if (pt_emit_offload_note(r, note, sizeof note)[0]) {
+            pt_emit_buf_puts(b, "<p class=\"note\">Note: ");
+            pt_emit_buf_xml(b, note);
+            pt_emit_buf_puts(b, "</p>\n");
+        }
+    }
     pt_html_section_end(b);
 }
 

@@ -4,8 +4,10 @@
 #include "emit/emit.h"
 #include "base/base.h"
 #include "strategy/strategy.h"
+#include "plan/search.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static double gib(int64_t b) { return (double)b / PT_GiB; }
 
@@ -77,6 +79,28 @@ void pt_emit_device_note(FILE *f, const pt_device *dev)
             "(%s; fitted_on %s): expect larger errors than on fitted devices (data/devices.json "
             "says where they come from)\n",
             dn, gn, fn);
+}
+
+const char *pt_emit_offload_note(const pt_search_result *r, char *buf, size_t n)
+{
+    const pt_plan *a = &r->alt[PT_D_OFFLOAD];
+    size_t l;
+    if (!n) return buf;
+    buf[0] = '\0';
+    if (r->n == 0 || r->plans[0].st.offload == PT_OFF_NONE) return buf;
+    snprintf(buf, n, "#1 offloads the %s to the host; its CPU Adam step is priced at the host-memory bound's "
+             "order (src/cost/cost.c), which no measured run checks",
+             r->plans[0].st.offload == PT_OFF_PARAMS ? "parameters and optimizer" : "optimizer");
+    l = strlen(buf);
+    if (r->have_alt[PT_D_OFFLOAD] && a->st.offload == PT_OFF_NONE) {
+        char s[256];
+        pt_strategy_format(&a->st, s, sizeof s);
+        snprintf(buf + l, n - l, "; the best plan without it is %.1f%% slower: %s",
+                 100.0 * (r->plans[0].score / a->score - 1.0), s);
+    } else {
+        snprintf(buf + l, n - l, "; no plan without offload fits");
+    }
+    return buf;
 }
 
 const char *pt_emit_docs(const pt_job *job, char *buf, size_t n)

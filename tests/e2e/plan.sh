@@ -234,11 +234,13 @@ assert j["best_no_worse"] == j["published_searched"], (j["best_no_worse"], j["pu
 PY
 # a first plan that offloads leans on the CPU Adam price no measured run
 # checks: the table says so and names the best plan without offload
-$P plan gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048 >"$tmp/off.out" 2>&1 ||
-    bad "plan gpt3-175b (1024 A100): $(cat "$tmp/off.out")"
+$P plan gpt3-175b --cluster dgx-a100-80g --gpus 1024 --global-batch 1536 --seq-len 2048 --report "$tmp/off.html" \
+    >"$tmp/off.out" 2>&1 || bad "plan gpt3-175b (1024 A100): $(cat "$tmp/off.out")"
 if grep -q '^ 1  .*offload=' "$tmp/off.out"; then
     grep -q '^note: #1 offloads the optimizer to the host; .*no measured run checks; the best plan without it is [0-9.]*% slower: .*offload=none$' "$tmp/off.out" ||
         bad "plan: #1 offloads but the note does not say so: $(grep -A2 '^step s' "$tmp/off.out")"
+    grep -q '<p class="note">Note: #1 offloads the optimizer to the host; ' "$tmp/off.html" ||
+        bad "plan --report: #1 offloads but the report's note does not say so"
 else
     grep -q '^note: #1 offloads' "$tmp/off.out" && bad "plan: an offload note without an offloading #1"
 fi
