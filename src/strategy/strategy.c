@@ -301,37 +301,34 @@ static pt_status refuse_key(pt_diag *d, unsigned bit, const char *value, const c
     return refuse(d, pt_strategy_key_name(bit), value, 0, "%s", msg);
 }
 
-/* The rules that tie tensor parallelism to the model's shape. */
+/* The rules that tie tensor parallelism to the model's shape: tp divides
+ * each width it splits.  The dense MLP is tensor-parallel where there is one
+ * (every layer of a dense model; a MoE model's dense layers); experts split
+ * by etp instead.  A Mamba-2 mixer splits its heads and its B, C groups over
+ * the tp ranks (Megatron-Core megatron/core/ssm/mamba_mixer.py asserts nheads
+ * and ngroups % tensor_model_parallel_size == 0; d_inner = heads x head_dim
+ * then divides too). */
 static pt_status model_rules(const pt_strategy *st, const pt_model *m, pt_diag *d)
 {
+    int mamba = strchr(m->hybrid, 'M') != NULL;
+    const struct {
+        int applies;
+        int64_t width;
+        const char *name;
+    } split[] = {
+        {1, m->heads, "num_attention_heads"},
+        {1, m->kv_heads, "num_key_value_heads"},
+        {m->experts == 0 || m->dense_layers > 0, m->ffn, "ffn_hidden_size"},
+        {m->experts > 0, m->shared_ffn, "the shared experts' moe_shared_expert_intermediate_size"},
+        {mamba, m->mamba_heads, "mamba_num_heads"},
+        {mamba, m->mamba_groups, "n_groups"},
+    };
     char v[32];
     snprintf(v, sizeof v, "%d", st->tp);
-    if (m->heads % st->tp)
-        return refuse_key(d, PT_K_TP, v, "tp=%d does not divide num_attention_heads=%lld", st->tp,
-                          (long long)m->heads);
-    if (m->kv_heads % st->tp)
-        return refuse_key(d, PT_K_TP, v, "tp=%d does not divide num_key_value_heads=%lld", st->tp,
-                          (long long)m->kv_heads);
-    /* the dense MLP is tensor-parallel where there is one (every layer of a
-     * dense model; a MoE model's dense layers); experts split by etp instead */
-    if ((m->experts == 0 || m->dense_layers > 0) && m->ffn % st->tp)
-        return refuse_key(d, PT_K_TP, v, "tp=%d does not divide ffn_hidden_size=%lld", st->tp,
-                          (long long)m->ffn);
-    if (m->experts > 0 && m->shared_ffn % st->tp)
-        return refuse_key(d, PT_K_TP, v, "tp=%d does not divide the shared experts' "
-                          "moe_shared_expert_intermediate_size=%lld", st->tp, (long long)m->shared_ffn);
-    /* a Mamba-2 mixer splits its heads and its B, C groups over the tp ranks
-     * (Megatron-Core megatron/core/ssm/mamba_mixer.py asserts nheads and
-     * ngroups % tensor_model_parallel_size == 0; d_inner = heads x head_dim
-     * then divides too) */
-    if (strchr(m->hybrid, 'M')) {
-        if (m->mamba_heads % st->tp)
-            return refuse_key(d, PT_K_TP, v, "tp=%d does not divide mamba_num_heads=%lld", st->tp,
-                              (long long)m->mamba_heads);
-        if (m->mamba_groups % st->tp)
-            return refuse_key(d, PT_K_TP, v, "tp=%d does not divide n_groups=%lld", st->tp,
-                              (long long)m->mamba_groups);
-    }
+    for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
+        if (split[i].applies && split[i].width % st->tp)
+            return refuse_key(d, PT_K_TP, v, "tp=%d does not divide %s=%lld", st->tp, split[i].name,
+                              (long long)split[i].width);
     return PT_OK;
 }
 
