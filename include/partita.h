@@ -440,6 +440,9 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
  * recompute), causal attention over the s/2 keys each query sees on average
  * (sliding windows over theirs), as Megatron-LM and flash attention count it. */
 double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch);
+/* The job's packed-document length where it is shorter than the sequence
+ * (pt_job.doc_len), else 0: one document per sequence. */
+int64_t pt_job_doc_len(const pt_job *job);
 /* The same for a job: attention counted within its documents (pt_job.doc_len). */
 double pt_cost_job_model_flops(const pt_model *m, const pt_job *job, int64_t global_batch);
 

@@ -149,11 +149,11 @@
 /* CPU Adam (optimizer offload) is bound by host memory: per parameter it
  * reads fp32 p, m, v and the gradient and writes p, m, v and the bf16 copy,
  * about 30 bytes.  A DGX H100 host (2 x Xeon Platinum 8480C, NVIDIA DGX H100
- * datasheet; 8 DDR5-4800 channels a socket, 307 GB/s each by Intel's
- * specification) streams ~430 GB/s at 70% of its 614 GB/s peak: ~14e9
- * parameters/s, 1.8e9 for each of its 8 GPUs.  Priced at 1e9 per device's
- * share, about half that bound (vectorised CPU Adam does not stream at the
- * bound; not fitted to a measured run: no public row offloads). */
+ * datasheet; 8 DDR5-4800 channels a socket, 307 GB/s a socket by Intel's
+ * specification) peaks at 614 GB/s: 20e9 parameters/s, 2.6e9 for each of
+ * its 8 GPUs.  Priced at 1e9 per device's share, under half that bound (no
+ * loop streams at the peak; not fitted to a measured run: no public row
+ * offloads). */
 #define CPU_ADAM_PARAMS_PER_S 1.0e9   /* per device's share of host cores       */
 /* DeepSpeed ZeRO-3 (2021) hid only part of its parameter traffic behind
  * compute.  Narayanan et al. Table 2, 175B: at 384 GPUs (4 sequences per GPU,
@@ -227,9 +227,14 @@ static double causal_keys(double s, double w)
  * documents' length (pt_job.doc_len) where shorter.  Causal attention
  * within documents of D tokens sees causal_keys(D, w) keys per query: D/2
  * with full attention (each document its own causal triangle). */
+int64_t pt_job_doc_len(const pt_job *job)
+{
+    return job->doc_len > 0 && job->doc_len < job->seq_len ? job->doc_len : 0;
+}
+
 static double doc_span(const pt_job *job)
 {
-    return job->doc_len > 0 && job->doc_len < job->seq_len ? (double)job->doc_len : (double)job->seq_len;
+    return (double)(pt_job_doc_len(job) ? pt_job_doc_len(job) : job->seq_len);
 }
 
 /* The same averaged over the layers: window_layers of them slide (gpt_oss:

@@ -830,10 +830,10 @@ pt_status pt_emit_export_priced(pt_export_fmt fmt, const pt_model *m, const pt_c
              (double)k->device_memory_bytes / PT_GiB, desc);
     /* packed documents (pt_job.doc_len) are the data's, not a launch flag:
      * the note says what the price assumed of the data */
-    if (job->doc_len > 0 && job->doc_len < job->seq_len) {
+    if (pt_job_doc_len(job)) {
         size_t l = strlen(note);
         snprintf(note + l, note_n - l, "; attention priced within packed documents of %lld tokens: pack "
-                 "the data with a per-document attention mask", (long long)job->doc_len);
+                 "the data with a per-document attention mask", (long long)pt_job_doc_len(job));
     }
     if (fmt == PT_EXPORT_DEEPSPEED) return PT_OK;
     /* '#' starts a comment in a shell script and in TOML */

@@ -483,8 +483,8 @@ static void plan_question(pt_emit_buf *b, const pt_model *m, const pt_cluster *c
     pt_html_kv(b, "devices", v);
     snprintf(v, sizeof v, "%lld tokens", (long long)job->seq_len);
     pt_html_kv(b, "sequence length", v);
-    if (job->doc_len > 0 && job->doc_len < job->seq_len) {
-        snprintf(v, sizeof v, "%lld tokens, attention within each", (long long)job->doc_len);
+    if (pt_job_doc_len(job)) {
+        snprintf(v, sizeof v, "%lld tokens, attention within each", (long long)pt_job_doc_len(job));
         pt_html_kv(b, "packed documents", v);
     }
     if (r->n > 0) {

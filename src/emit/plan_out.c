@@ -105,8 +105,8 @@ const char *pt_emit_offload_note(const pt_search_result *r, char *buf, size_t n)
 
 const char *pt_emit_docs(const pt_job *job, char *buf, size_t n)
 {
-    if (job->doc_len > 0 && job->doc_len < job->seq_len)
-        snprintf(buf, n, " in documents of %lld", (long long)job->doc_len);
+    if (pt_job_doc_len(job))
+        snprintf(buf, n, " in documents of %lld", (long long)pt_job_doc_len(job));
     else if (n)
         buf[0] = '\0';
     return buf;

@@ -37,8 +37,7 @@ pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job
     json_object_set_new(head, "devices", json_integer(c->devices));
     json_object_set_new(head, "seq_len", json_integer(job->seq_len));
     /* tokens per packed document (--doc-len), null: one per sequence */
-    json_object_set_new(head, "doc_len", job->doc_len > 0 && job->doc_len < job->seq_len
-                                             ? json_integer(job->doc_len) : json_null());
+    json_object_set_new(head, "doc_len", pt_job_doc_len(job) ? json_integer(pt_job_doc_len(job)) : json_null());
     json_object_set_new(head, "dtype", json_string(pt_dtype_name(job->dtype)));
     json_object_set_new(head, "flash_attention", json_boolean(job->flash_attention));
     json_object_set_new(head, "tp_comm_overlap", json_boolean(job->tp_comm_overlap));
