@@ -50,6 +50,12 @@
  *   enable_cpu_offload (FSDP2 CPUOffloadPolicy) puts parameters, gradients
  *   and optimizer states on the host together: offload=params maps to it,
  *   offload=optimizer is refused.
+ *   [compile] enable = true: every price assumes fused element-wise
+ *   kernels (Transformer Engine's, or torch.compile's), and torchtitan
+ *   compiles only when asked (Compile.enable defaults to false in
+ *   torchtitan/config/job_config.py); its own eager runs went 14-16% slower
+ *   than compiled ones (data/validation/published_runs.csv, the torchtitan
+ *   Llama 3.1 8B rows with and without torch.compile, 8 and 128 GPUs).
  *   [model] names a registered model and flavor (llama3 8B/70B/405B); a
  *   shape torchtitan has no flavor for is refused rather than left to the
  *   "debugmodel" default.
@@ -786,6 +792,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     case PT_RC_SELECTIVE: pt_emit_buf_printf(&b, "mode = \"selective\"\nselective_ac_option = \"op\"\n"); break;
     default: pt_emit_buf_printf(&b, "mode = \"none\"\n"); break;
     }
+    pt_emit_buf_printf(&b, "\n[compile]\nenable = true\n"); /* the price's fused kernels */
     return pt_emit_buf_finish(&b, out, d);
 }
 
