@@ -323,6 +323,14 @@ typedef enum pt_engine {
 } pt_engine;
 const char *pt_engine_name(pt_engine e);
 
+/* How a MoE layer's tokens travel to their experts (pt_job.moe_dedup_dispatch):
+ * Megatron-Core's all-to-all dispatcher sends a token once per expert; its
+ * flex dispatcher with the DeepEP or HybridEP backend once per rank and
+ * node it goes to, forwarding within the node over NVLink. */
+typedef enum pt_moe_dispatch { PT_MOE_ALLTOALL = 0, PT_MOE_DEEPEP, PT_MOE_HYBRIDEP } pt_moe_dispatch;
+/* "alltoall", "deepep", "hybridep" */
+const char *pt_moe_dispatch_name(pt_moe_dispatch d);
+
 /* What a strategy is applied to: one training job. */
 typedef struct pt_job {
     int64_t seq_len;       /* tokens per sequence, e.g. 2048               */
@@ -346,15 +354,17 @@ typedef struct pt_job {
                               default with bf16 or fp8, the default here)    */
     int moe_a2a_overlap;   /* 1: the expert all-to-all of one micro-batch runs
                               under another's compute (Megatron-Core's
-                              --overlap-moe-expert-parallel-comm); 0: exposed */
+                              --overlap-moe-expert-parallel-comm, whose combined
+                              1F1B runs at pp=1 or interleaved; Megatron jobs
+                              only); 0: exposed */
     int tp_comm_overlap;   /* 1: tensor-parallel collectives run under the GEMMs
                               they feed (Megatron's --tp-comm-overlap, TE
                               userbuffers), where the strategy has sp=1
                               (Megatron asserts it); priced for Megatron
                               jobs only; 0: exposed                         */
-    int moe_dedup_dispatch; /* 1: the dispatcher sends a token once per rank and
-                              node it goes to (DeepEP, Megatron-Core's HybridEP);
-                              0: once per expert (the all-to-all dispatcher) */
+    pt_moe_dispatch moe_dedup_dispatch; /* PT_MOE_DEEPEP, PT_MOE_HYBRIDEP: the
+                              dispatcher sends a token once per rank and node it
+                              goes to; PT_MOE_ALLTOALL (0): once per expert */
     int moe_contiguous_routing; /* 1: token i's experts are ik .. ik+topk-1 mod E,
                               topk neighbours on one or two ranks (NeMo
                               AutoModel's FakeBalancedGate); 0: each token's

@@ -453,6 +453,23 @@ static void test_moe_a2a_overlap(void **state)
     assert_true(k1.time.ep_comm < k0.time.ep_comm);
     assert_true(k1.step_time_s < k0.step_time_s);
     th_near_rel(k1.time.compute, k0.time.compute, 1e-12, "the overlap hides communication, not compute");
+    /* its combined 1F1B runs at pp=1 or interleaved; plain 1F1B with pp > 1
+     * has no host for it, and other engines no such schedule: exposed */
+    st = th_strategy("tp=1 pp=2 dp=8 ep=8 mbs=1 zero=1", &m, &c, &j);
+    j.moe_a2a_overlap = 0;
+    pt_cost_layer_time(&m, &c, &j, &st, &f0, &b0);
+    j.moe_a2a_overlap = 1;
+    pt_cost_layer_time(&m, &c, &j, &st, &f1, &b1);
+    th_near_rel(f1 + b1, f0 + b0, 1e-12, "plain 1F1B at pp=2: exposed");
+    st = th_strategy("tp=1 pp=2 dp=8 ep=8 vpp=2 mbs=1 zero=1", &m, &c, &j);
+    pt_cost_layer_time(&m, &c, &j, &st, &f1, &b1);
+    assert_true(f1 + b1 < f0 + b0); /* interleaved: overlapped */
+    st = th_strategy("tp=1 pp=1 dp=16 ep=16 mbs=1 zero=1", &m, &c, &j);
+    j.engine = PT_ENGINE_FSDP;
+    pt_cost_layer_time(&m, &c, &j, &st, &f1, &b1);
+    j.moe_a2a_overlap = 0;
+    pt_cost_layer_time(&m, &c, &j, &st, &f0, &b0);
+    th_near_rel(f1 + b1, f0 + b0, 1e-12, "torchtitan: exposed");
 }
 
 /* A deduplicating dispatcher (DeepEP): a token goes once to each rank that

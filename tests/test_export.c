@@ -407,6 +407,38 @@ static void test_megatron_deepseek_v3(void **state)
     free(out);
 }
 
+/* The dispatcher and the all-to-all overlap priced (--moe-dispatcher,
+ * --moe-a2a-overlap): Megatron-Core's flex dispatcher with the backend named
+ * (--moe-flex-dispatcher-backend; the moe_recipes' DeepSeek-V3 GB200 recipe
+ * runs hybridep); --overlap-moe-expert-parallel-comm only where its combined
+ * 1F1B runs, at pp=1 or interleaved, not under plain 1F1B with pp > 1. */
+static void test_megatron_moe_dispatcher(void **state)
+{
+    setup s = make("deepseek-v3", "gb200-nvl72", 1152, "tp=1 pp=1 ep=64 etp=1 mbs=1 zero=1 recompute=full",
+                   9216, 4096, PT_BF16);
+    char *out;
+    (void)state;
+    s.j.moe_dedup_dispatch = PT_MOE_HYBRIDEP;
+    s.j.moe_a2a_overlap = 1;
+    out = export_ok(PT_EXPORT_MEGATRON, &s);
+    assert_non_null(strstr(out, "--moe-token-dispatcher-type flex \\\n  --moe-flex-dispatcher-backend hybridep"));
+    assert_non_null(strstr(out, "--overlap-moe-expert-parallel-comm"));
+    assert_null(strstr(out, "alltoall"));
+    free(out);
+    /* plain 1F1B at pp=9: no combined-1F1B host, so no overlap flag (and
+     * the cost model exposes the all-to-all there) */
+    s.st = th_strategy("tp=1 pp=9 ep=64 etp=1 mbs=1 zero=1 recompute=full pp_first=6 pp_last=6", &s.m, &s.c, &s.j);
+    s.j.moe_dedup_dispatch = PT_MOE_DEEPEP;
+    out = export_ok(PT_EXPORT_MEGATRON, &s);
+    assert_non_null(strstr(out, "--moe-flex-dispatcher-backend deepep"));
+    assert_null(strstr(out, "--overlap-moe-expert-parallel-comm"));
+    free(out);
+    /* torchtitan's TOML names no DeepEP dispatcher */
+    s = make("deepseek-v3", "dgx-h100", 64, "tp=1 pp=1 ep=8 zero=3 mbs=1 recompute=full", 64, 4096, PT_BF16);
+    s.j.moe_dedup_dispatch = PT_MOE_DEEPEP;
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "moe-dispatcher", "no deepep dispatcher");
+}
+
 /* torchtitan's deepseek_v3 671B flavor with FSDP and EP (ep=8 borrows from
  * dp_shard*cp*tp = 64). */
 static void test_torchtitan_deepseek_v3(void **state)
@@ -926,6 +958,7 @@ int main(void)
         cmocka_unit_test(test_megatron_gpt3_vpp),
         cmocka_unit_test(test_megatron_mixtral_ep8),
         cmocka_unit_test(test_megatron_deepseek_v3),
+        cmocka_unit_test(test_megatron_moe_dispatcher),
         cmocka_unit_test(test_torchtitan_deepseek_v3),
         cmocka_unit_test(test_refusals_moe),
         cmocka_unit_test(test_megatron_llama3_70b_gqa),

@@ -714,6 +714,16 @@ const char *pt_engine_name(pt_engine e)
     return "?";
 }
 
+const char *pt_moe_dispatch_name(pt_moe_dispatch d)
+{
+    switch (d) {
+    case PT_MOE_ALLTOALL: return "alltoall";
+    case PT_MOE_DEEPEP: return "deepep";
+    case PT_MOE_HYBRIDEP: return "hybridep";
+    }
+    return "?";
+}
+
 const char *pt_dtype_name(pt_dtype t)
 {
     switch (t) {

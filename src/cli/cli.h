@@ -38,6 +38,8 @@ typedef struct cli_opt {
     {"engine", "E", "megatron, deepspeed or torchtitan (alias fsdp): how the engine runs it (default megatron); plan: what it runs, or any"}, \
     {"no-flash-attention", NULL, "price unfused attention instead of flash attention"},           \
     {"tp-comm-overlap", NULL, "TP collectives under the GEMMs where sp=1 (Megatron's --tp-comm-overlap; megatron engine only)"}, \
+    {"moe-dispatcher", "D", "MoE: alltoall (a token once per expert; default), deepep or hybridep (once per rank and node)"}, \
+    {"moe-a2a-overlap", NULL, "MoE: all-to-all under another micro-batch's compute, pp=1 or interleaved (Megatron's --overlap-moe-expert-parallel-comm)"}, \
     {"moe-imbalance", "X", "MoE: busiest device's routed tokens over the even share, 1..1000 (default 1.25)"}, \
     {"moe-capacity", "F", "MoE: expert capacity factor, 0.01..1000 (default dropless)"}
 
@@ -112,6 +114,11 @@ int cli_job_options(cli_job *o, const cli_args *a);
 /* --tp-comm-overlap under engine e: 2 (usage printed) where e does not run
  * it (DeepSpeed, torchtitan), else 0. */
 int cli_tp_overlap_refused(pt_engine e);
+/* The same for --moe-a2a-overlap: 2 (usage printed) where e does not run
+ * it (DeepSpeed, torchtitan), else 0. */
+int cli_ep_overlap_refused(pt_engine e);
+/* The engine checks of the job's options once the engine is known. */
+int cli_job_engine_refused(const pt_job *job);
 /* Loads the cluster of o (resized to --gpus) and fills the seq_len default
  * from m; 0 or the exit status. */
 int cli_load_cluster(cli_job *o, const pt_model *m, pt_cluster *c);

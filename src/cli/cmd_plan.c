@@ -52,13 +52,13 @@ static const char *part_level(const pt_cluster *c, const pt_strategy *st, int k)
 static void print_table(const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_search_result *r, const pt_plan_check *chk, int threads)
 {
-    char mn[300], cn[300], dn[300], docs[48];
+    char mn[300], cn[300], dn[300], docs[48], comm[80];
     int any = job->engine == PT_ENGINE_ANY;
     printf("plan       %s on %s: %lld x %s, seq %lld%s, %s%s, %s\n", pt_str_escape(m->name, mn, sizeof mn),
            pt_str_escape(c->name, cn, sizeof cn), (long long)c->devices,
            pt_str_escape(c->dev.name, dn, sizeof dn), (long long)job->seq_len,
            pt_emit_docs(job, docs, sizeof docs), pt_dtype_name(job->dtype),
-           job->tp_comm_overlap ? ", tp comm overlap" : "",
+           pt_emit_comm_opts(job, comm, sizeof comm),
            any ? "any engine (each plan priced as the engine named)" : pt_engine_label(job->engine));
     printf("searched   %lld strategies: %lld fit, %lld ruled out by memory before pricing "
            "(%d thread%s)\n\n", (long long)r->evaluated, (long long)r->fitting, (long long)r->pruned,
@@ -361,7 +361,7 @@ static int export_engine(const char *export_fmt, cli_job *o)
                          "(or leave --engine out: --export implies it)", export_fmt,
                          pt_engine_label(engine[fmt]), pt_engine_label(o->job.engine));
     o->job.engine = engine[fmt];
-    return o->job.tp_comm_overlap ? cli_tp_overlap_refused(o->job.engine) : 0;
+    return cli_job_engine_refused(&o->job);
 }
 
 /* The export of the plan ranked first, its predicted step time and memory

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "base/base.h"
 #include "emit/timeline.h"
+#include "plan/search.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -229,6 +230,23 @@ int cli_tp_overlap_refused(pt_engine e)
     return 0;
 }
 
+/* --moe-a2a-overlap is Megatron-Core's combined 1F1B schedule: DeepSpeed
+ * and torchtitan have no such schedule.  2 (usage printed) for those. */
+int cli_ep_overlap_refused(pt_engine e)
+{
+    if (e == PT_ENGINE_DEEPSPEED || e == PT_ENGINE_FSDP)
+        return cli_usage("--moe-a2a-overlap: %s has no schedule that overlaps the expert all-to-all "
+                         "(Megatron-Core's --overlap-moe-expert-parallel-comm)", pt_engine_label(e));
+    return 0;
+}
+
+int cli_job_engine_refused(const pt_job *job)
+{
+    if (job->tp_comm_overlap && cli_tp_overlap_refused(job->engine)) return 2;
+    if (job->moe_a2a_overlap && cli_ep_overlap_refused(job->engine)) return 2;
+    return 0;
+}
+
 int cli_job_options(cli_job *o, const cli_args *a)
 {
     const char *v;
@@ -252,10 +270,15 @@ int cli_job_options(cli_job *o, const cli_args *a)
         else return cli_usage("--engine: \"%s\" is not megatron, deepspeed, fsdp or torchtitan", v);
     }
     if (cli_get(a, "no-flash-attention")) o->job.flash_attention = 0;
-    if (cli_get(a, "tp-comm-overlap")) {
-        o->job.tp_comm_overlap = 1;
-        if (o->engine_set && cli_tp_overlap_refused(o->job.engine)) return 2;
+    if (cli_get(a, "tp-comm-overlap")) o->job.tp_comm_overlap = 1;
+    if ((v = cli_get(a, "moe-dispatcher"))) {
+        if (!strcmp(v, "alltoall")) o->job.moe_dedup_dispatch = PT_MOE_ALLTOALL;
+        else if (!strcmp(v, "deepep")) o->job.moe_dedup_dispatch = PT_MOE_DEEPEP;
+        else if (!strcmp(v, "hybridep")) o->job.moe_dedup_dispatch = PT_MOE_HYBRIDEP;
+        else return cli_usage("--moe-dispatcher: \"%s\" is not alltoall, deepep or hybridep", v);
     }
+    if (cli_get(a, "moe-a2a-overlap")) o->job.moe_a2a_overlap = 1;
+    if (o->engine_set && cli_job_engine_refused(&o->job)) return 2;
     /* routed-token load of the busiest device over the even share (>= 1),
      * or the expert capacity factor (> 0): MoE models only */
     if ((v = cli_get(a, "moe-imbalance")) && cli_real("--moe-imbalance", v, 1, 1000, &o->job.moe_imbalance))

@@ -425,6 +425,16 @@ static void tp_overlap(layer_t *o, double tpn, double gemm_f, double gemm_b)
     o->tp_b = one_b + overlapped(o->tp_b - one_b, gemm_b);
 }
 
+/* Whether a job's expert all-to-all runs under another micro-batch's
+ * compute: Megatron-Core's --overlap-moe-expert-parallel-comm, whose combined
+ * 1F1B schedule hosts it at pp=1 or in the interleaved schedule only (there
+ * is no plain 1F1B host for it). */
+static int ep_overlaps(const pt_job *job, const pt_strategy *st)
+{
+    return job->moe_a2a_overlap && job->engine == PT_ENGINE_MEGATRON &&
+           (st->pp == 1 || st->schedule == PT_SCHED_INTERLEAVED);
+}
+
 /* Megatron-Core's --overlap-moe-expert-parallel-comm (the moe_recipes'
  * "EP overlap", DeepSeek-V3 report section 3.2.1's idea in 1F1B): the
  * forward of one micro-batch and the backward of another run as one
@@ -616,7 +626,7 @@ collectives:
         o->cp_f = ring_exposed(comm_f, attn_f, step, cpn);
         o->cp_b = ring_exposed(comm_b, attn_b, step, cpn);
     }
-    if (moe && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) ep_overlap(o);
+    if (moe && ep_overlaps(job, st) && o->ep_f + o->ep_b > 0) ep_overlap(o);
     /* Host dispatch: every operator costs the CPU kernel_us to launch, and a
      * layer cannot run faster than its launches (small models and small
      * micro-batches are launch-bound in eager PyTorch).  Operators counted:
@@ -801,7 +811,7 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
         if (tp_overlaps(job, st)) tp_overlap(o, (double)tpn, f, bw);
         ops += n_ar * (st->sp ? 2.0 : 1.0);
     }
-    if (k == 'E' && job->moe_a2a_overlap && o->ep_f + o->ep_b > 0) ep_overlap(o);
+    if (k == 'E' && ep_overlaps(job, st) && o->ep_f + o->ep_b > 0) ep_overlap(o);
     dispatch_floor(h, ops, o); /* as layer_times_kind */
     if (st->recompute == PT_RC_FULL) {
         forward_again(o);

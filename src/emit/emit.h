@@ -36,6 +36,11 @@ const char *pt_emit_offload_note(const struct pt_search_result *r, char *buf, si
 /* The job's packed documents for a header, " in documents of 512" after its
  * "seq 4096" (pt_job.doc_len shorter than the sequence), else "". */
 const char *pt_emit_docs(const pt_job *job, char *buf, size_t n);
+/* The communication options a job was priced with, for a header line:
+ * ", tp comm overlap, deepep dispatcher, expert a2a overlap", or "". */
+const char *pt_emit_comm_opts(const pt_job *job, char *buf, size_t n);
+/* The same as JSON keys of o: tp_comm_overlap, moe_dispatcher, moe_a2a_overlap. */
+void pt_emit_comm_opts_json(json_t *o, const pt_job *job);
 /* The human table for one priced strategy (with the warning line above). */
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *cost);

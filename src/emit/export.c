@@ -334,7 +334,18 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
         if (m->router_topk_scale > 0) meg_arg(&b, "--moe-router-topk-scaling-factor %g", m->router_topk_scale);
         if (m->router_expert_bias) meg_arg(&b, "--moe-router-enable-expert-bias");
         meg_arg(&b, "--moe-router-load-balancing-type %s", m->router_expert_bias ? "seq_aux_loss" : "aux_loss");
-        meg_arg(&b, "--moe-token-dispatcher-type alltoall");
+        /* the dispatcher priced: alltoall, or the flex dispatcher with the
+         * DeepEP or HybridEP backend (--moe-flex-dispatcher-backend);
+         * --overlap-moe-expert-parallel-comm where the cost model overlaps
+         * the all-to-all (pp=1 or interleaved, the combined 1F1B's hosts) */
+        if (job->moe_dedup_dispatch) {
+            meg_arg(&b, "--moe-token-dispatcher-type flex");
+            meg_arg(&b, "--moe-flex-dispatcher-backend %s", pt_moe_dispatch_name(job->moe_dedup_dispatch));
+        } else {
+            meg_arg(&b, "--moe-token-dispatcher-type alltoall");
+        }
+        if (job->moe_a2a_overlap && st->ep > 1 && (st->pp == 1 || st->schedule == PT_SCHED_INTERLEAVED))
+            meg_arg(&b, "--overlap-moe-expert-parallel-comm");
         meg_arg(&b, "--moe-grouped-gemm");
         if (job->moe_capacity > 0) meg_arg(&b, "--moe-expert-capacity-factor %g", job->moe_capacity);
     }
@@ -663,6 +674,11 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       "CPUOffloadPolicy) moves parameters, gradients and optimizer states to the host "
                       "together; use offload=params, or export to megatron (--optimizer-cpu-offload) "
                       "or deepspeed (offload_optimizer)");
+    if (m->experts > 0 && job->moe_dedup_dispatch)
+        return refuse(d, "moe-dispatcher", pt_moe_dispatch_name(job->moe_dedup_dispatch),
+                      "torchtitan's TOML names no %s dispatcher (its expert parallelism sends a token "
+                      "once per expert); use --moe-dispatcher alltoall, or export to megatron",
+                      pt_moe_dispatch_name(job->moe_dedup_dispatch));
     if (st->tp > 1 && !st->sp)
         return refuse(d, "sp", "0",
                       "torchtitan cannot express sp=0 with tp=%d: its tensor parallelism always "

@@ -112,6 +112,26 @@ const char *pt_emit_docs(const pt_job *job, char *buf, size_t n)
     return buf;
 }
 
+const char *pt_emit_comm_opts(const pt_job *job, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s%s", job->tp_comm_overlap ? ", tp comm overlap" : "",
+             job->moe_dedup_dispatch ? ", " : "",
+             job->moe_dedup_dispatch ? pt_moe_dispatch_name(job->moe_dedup_dispatch) : "",
+             job->moe_dedup_dispatch ? " dispatcher" : "");
+    if (job->moe_a2a_overlap) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, n - l, ", expert a2a overlap");
+    }
+    return buf;
+}
+
+void pt_emit_comm_opts_json(json_t *o, const pt_job *job)
+{
+    json_object_set_new(o, "tp_comm_overlap", json_boolean(job->tp_comm_overlap));
+    json_object_set_new(o, "moe_dispatcher", json_string(pt_moe_dispatch_name(job->moe_dedup_dispatch)));
+    json_object_set_new(o, "moe_a2a_overlap", json_boolean(job->moe_a2a_overlap));
+}
+
 void pt_emit_device_json(json_t *o, const pt_device *dev)
 {
     json_object_set_new(o, "device_generation", json_string(dev->generation));
@@ -128,7 +148,7 @@ static void row(FILE *f, const char *name, double s, double total)
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *k)
 {
-    char buf[256], mn[300], cn[300], dn[300], docs[48]; /* names from user files, escaped */
+    char buf[256], mn[300], cn[300], dn[300], docs[48], comm[80]; /* names from user files, escaped */
     double T = k->step_time_s;
     pt_strategy_format(st, buf, sizeof buf);
     pt_str_escape(m->name, mn, sizeof mn);
@@ -144,7 +164,7 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
                 (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
     fprintf(f, "cluster    %s: %lld x %s, seq %lld%s, %s%s%s, %s\n", cn, (long long)c->devices, dn,
             (long long)job->seq_len, pt_emit_docs(job, docs, sizeof docs), pt_dtype_name(job->dtype),
-            job->flash_attention ? ", flash attention" : "", job->tp_comm_overlap ? ", tp comm overlap" : "",
+            job->flash_attention ? ", flash attention" : "", pt_emit_comm_opts(job, comm, sizeof comm),
             pt_engine_name(job->engine));
     fprintf(f, "strategy   %s\n\n", buf);
     fprintf(f, "step time         %.3f s  (%lld micro-batches per pipeline)\n", T,

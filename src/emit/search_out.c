@@ -40,7 +40,7 @@ pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job
     json_object_set_new(head, "doc_len", pt_job_doc_len(job) ? json_integer(pt_job_doc_len(job)) : json_null());
     json_object_set_new(head, "dtype", json_string(pt_dtype_name(job->dtype)));
     json_object_set_new(head, "flash_attention", json_boolean(job->flash_attention));
-    json_object_set_new(head, "tp_comm_overlap", json_boolean(job->tp_comm_overlap));
+    pt_emit_comm_opts_json(head, job);
     json_object_set_new(head, "engine", json_string(pt_engine_name(job->engine)));
     pt_emit_device_json(head, &c->dev);
     json_object_update(head, j);
@@ -64,6 +64,7 @@ pt_status pt_emit_search_json(const pt_model *m, const pt_cluster *c, const pt_j
     json_object_set_new(j, "devices", json_integer(c->devices));
     json_object_set_new(j, "seq_len", json_integer(job->seq_len));
     json_object_set_new(j, "dtype", json_string(pt_dtype_name(job->dtype)));
+    pt_emit_comm_opts_json(j, job);
     /* what the search was bounded to (src/plan/engine_space.c): megatron,
      * deepspeed, torchtitan or any; each plan names its own */
     json_object_set_new(j, "engine", json_string(pt_engine_label(job->engine)));

@@ -655,7 +655,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
      * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
      * once per rank and node, not once per expert */
-    job.moe_dedup_dispatch = pt_str_has_ci(notes, "DeepEP") || pt_str_has_ci(notes, "HybridEP");
+    job.moe_dedup_dispatch = pt_str_has_ci(notes, "HybridEP") ? PT_MOE_HYBRIDEP
+                             : pt_str_has_ci(notes, "DeepEP")  ? PT_MOE_DEEPEP
+                                                               : PT_MOE_ALLTOALL;
     /* NeMo's pretraining recipes run Megatron-Core's distributed optimizer
      * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
      * row that leaves zero_stage blank ran it */

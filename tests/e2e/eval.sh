@@ -102,6 +102,36 @@ expect2 "eval --tp-comm-overlap --engine torchtitan" "torchtitan's async TP is n
     --tp-comm-overlap
 expect2 "plan --tp-comm-overlap --export torchtitan" "async TP" \
     $P plan llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --tp-comm-overlap --export torchtitan
+# --moe-dispatcher, --moe-a2a-overlap: DeepSeek-V3 with ep=64 over eight DGX
+# H100 nodes sends less with DeepEP (once per node, not once per expert) and
+# hides most of the rest under compute; the header, the JSON and the
+# Megatron export say which; torchtitan has neither
+ep_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["time_s"]["ep_comm"], d["moe_dispatcher"], d["moe_a2a_overlap"])'; }
+dsv3() { $P eval deepseek-v3 --cluster dgx-h100 --gpus 256 --global-batch 4096 \
+    --strategy "tp=1 pp=1 ep=64 mbs=1 zero=1 recompute=full" "$@"; }
+e0=$(dsv3 --json 2>/dev/null | ep_of)
+e1=$(dsv3 --moe-dispatcher deepep --json 2>/dev/null | ep_of)
+e2=$(dsv3 --moe-dispatcher deepep --moe-a2a-overlap --json 2>/dev/null | ep_of)
+python3 - "$e0" "$e1" "$e2" <<'PY' || bad "--moe-dispatcher/--moe-a2a-overlap: ep comm and keys $e0 / $e1 / $e2"
+import sys
+(a, da, oa), (b, db, ob), (c, dc, oc) = (x.split() for x in sys.argv[1:])
+ok = 0 < float(c) < float(b) < float(a) and (da, db, dc) == ("alltoall", "deepep", "deepep") \
+    and (oa, ob, oc) == ("False", "False", "True")
+sys.exit(0 if ok else 1)
+PY
+dsv3 --moe-dispatcher hybridep --moe-a2a-overlap 2>&1 | grep -q "hybridep dispatcher, expert a2a overlap, megatron" ||
+    bad "--moe-dispatcher hybridep --moe-a2a-overlap: not in the header"
+$P plan mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --moe-dispatcher deepep --moe-a2a-overlap \
+   --export megatron >"$tmp/moe.sh" 2>"$tmp/err" || bad "plan --moe-dispatcher --export megatron: $(cat "$tmp/err")"
+grep -q -- '--moe-token-dispatcher-type flex \\$' "$tmp/moe.sh" && grep -q -- '--moe-flex-dispatcher-backend deepep \\$' "$tmp/moe.sh" ||
+    bad "plan --moe-dispatcher deepep --export megatron: no flex dispatcher lines"
+expect2 "eval --moe-dispatcher bad" '--moe-dispatcher: "nccl" is not alltoall, deepep or hybridep' \
+    $P eval mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --strategy "ep=8" --moe-dispatcher nccl
+expect2 "eval --moe-a2a-overlap --engine torchtitan" "torchtitan has no schedule that overlaps the expert all-to-all" \
+    $P eval mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --strategy "ep=8 zero=3" --engine torchtitan \
+    --moe-a2a-overlap
+expect2 "plan --moe-dispatcher deepep --export torchtitan" "names no deepep dispatcher" \
+    $P plan deepseek-v3 --cluster dgx-h100 --gpus 64 --global-batch 64 --moe-dispatcher deepep --export torchtitan
 # --doc-len: packed documents.  A 64k sequence of 2k-token documents is
 # priced shorter (its attention within the documents), the header and the
 # JSON say so, the simulator agrees, the export's note says what the price
