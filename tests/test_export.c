@@ -348,6 +348,28 @@ static void test_torchtitan_cp_offload(void **state)
     free(out);
 }
 
+/* fp8 on torchtitan: torchao's Float8Linear through the model converter,
+ * the tensorwise recipe, the output layer kept in bf16 as priced, FSDP's
+ * gathers left in bf16 as priced; a MoE model's float8 grouped experts are
+ * a prototype: refused (job_config.py: Model.converters,
+ * Quantize.linear.float8 {recipe_name, filter_fqns,
+ * enable_fsdp_float8_all_gather}). */
+static void test_torchtitan_fp8(void **state)
+{
+    setup s = make("llama3-70b", "dgx-h100", 64, "tp=8 zero=3 recompute=full", 512, 8192, PT_FP8);
+    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    (void)state;
+    assert_non_null(strstr(out, "flavor = \"70B\"\nconverters = [\"quantize.linear.float8\"]\n"));
+    assert_non_null(strstr(out, "\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n"
+                                "filter_fqns = [\"output\"]\n"));
+    assert_null(strstr(out, "enable_fsdp_float8_all_gather"));
+    assert_non_null(strstr(out, "\n[compile]\nenable = true\n"));
+    golden("torchtitan_llama3_70b_fp8.toml", out);
+    free(out);
+    s = make("deepseek-v3", "dgx-h100", 64, "tp=1 pp=1 ep=8 zero=3 mbs=1 recompute=full", 64, 4096, PT_FP8);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "dtype", "prototype");
+}
+
 /* V-shaped schedules hold two stages per rank. */
 static void test_torchtitan_v_schedules(void **state)
 {
@@ -969,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_torchtitan_llama3_8b),
         cmocka_unit_test(test_torchtitan_ddp_interleaved),
         cmocka_unit_test(test_torchtitan_cp_offload),
+        cmocka_unit_test(test_torchtitan_fp8),
         cmocka_unit_test(test_torchtitan_v_schedules),
         cmocka_unit_test(test_refusals_megatron),
         cmocka_unit_test(test_refusals_deepspeed),

@@ -56,6 +56,14 @@
  *   torchtitan/config/job_config.py); its own eager runs went 14-16% slower
  *   than compiled ones (data/validation/published_runs.csv, the torchtitan
  *   Llama 3.1 8B rows with and without torch.compile, 8 and 128 GPUs).
+ *   fp8: [model] converters = ["quantize.linear.float8"] swaps the linears
+ *   for torchao's Float8Linear, [quantize.linear.float8] with the
+ *   tensorwise recipe (dynamic scaling, Transformer Engine's per-tensor
+ *   kind, as priced) and the output layer left out (filter_fqns; the
+ *   price keeps the logits GEMM in bf16); FSDP's all-gathers stay bf16, as
+ *   priced (enable_fsdp_float8_all_gather would halve them).  A MoE
+ *   model's grouped experts have only a prototype float8 path: refused.
+ *   fp16 has no mixed_precision_param: refused.
  *   [model] names a registered model and flavor (llama3 8B/70B/405B); a
  *   shape torchtitan has no flavor for is refused rather than left to the
  *   "debugmodel" default.
@@ -684,12 +692,15 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       "torchtitan cannot express sp=0 with tp=%d: its tensor parallelism always "
                       "shards the sequence around norms (sequence parallel); use sp=1, or export "
                       "to megatron", st->tp);
-    if (job->dtype != PT_BF16)
-        return refuse(d, "dtype", pt_dtype_name(job->dtype),
-                      "torchtitan cannot express %s in its config: mixed_precision_param is "
-                      "bfloat16 or float32%s; use bf16, or export to megatron",
-                      pt_dtype_name(job->dtype),
-                      job->dtype == PT_FP8 ? " (float8 is a model converter set up by hand)" : "");
+    if (job->dtype == PT_FP16)
+        return refuse(d, "dtype", "fp16",
+                      "torchtitan cannot express fp16 in its config: mixed_precision_param is "
+                      "bfloat16 or float32; use bf16, or export to megatron");
+    if (job->dtype == PT_FP8 && m->experts > 0)
+        return refuse(d, "dtype", "fp8",
+                      "torchtitan's float8 converter swaps nn.Linear only; its float8 grouped "
+                      "experts (quantize.grouped_mm) are a prototype this model does not price; use "
+                      "bf16, or export to megatron");
     if (m->experts > 0) flavor = titan_moe_flavor(m, &mname);
     if (!flavor)
         return refuse(d, "model", m->name,
@@ -771,6 +782,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
         toml_str(&b, full);
     }
     pt_emit_buf_printf(&b, "\n\n[model]\nname = \"%s\"\nflavor = \"%s\"\n", mname, flavor);
+    if (job->dtype == PT_FP8) pt_emit_buf_printf(&b, "converters = [\"quantize.linear.float8\"]\n");
     pt_emit_buf_printf(&b, "\n[training]\n");
     pt_emit_buf_printf(&b, "local_batch_size = %lld\n", (long long)local_batch);
     pt_emit_buf_printf(&b, "global_batch_size = %lld\n", (long long)st->gbs);
@@ -809,6 +821,9 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     default: pt_emit_buf_printf(&b, "mode = \"none\"\n"); break;
     }
     pt_emit_buf_printf(&b, "\n[compile]\nenable = true\n"); /* the price's fused kernels */
+    if (job->dtype == PT_FP8) /* the price's fp8 GEMMs: every linear but the output layer */
+        pt_emit_buf_printf(&b, "\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n"
+                               "filter_fqns = [\"output\"]\n");
     return pt_emit_buf_finish(&b, out, d);
 }
 

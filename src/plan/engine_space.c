@@ -89,10 +89,15 @@ static const char *job_refusal(pt_engine e, const pt_model *m, const pt_job *job
         return "deepspeed cannot run fp8 from its config (FP8 needs Transformer Engine layers in the "
                "model code); use bf16, or --engine megatron";
     }
-    if (e == PT_ENGINE_FSDP && job->dtype != PT_BF16) {
+    if (e == PT_ENGINE_FSDP && job->dtype == PT_FP16) {
         *key = "dtype";
-        return "torchtitan's config trains in bf16 (mixed_precision_param); use bf16, or --engine "
-               "megatron";
+        return "torchtitan's config trains in bf16 or fp8 (mixed_precision_param has no fp16); use bf16, "
+               "or --engine megatron";
+    }
+    if (e == PT_ENGINE_FSDP && job->dtype == PT_FP8 && m->experts > 0) {
+        *key = "dtype";
+        return "torchtitan's float8 converter swaps nn.Linear only (its float8 grouped experts are a "
+               "prototype); use bf16, or --engine megatron";
     }
     return NULL;
 }
