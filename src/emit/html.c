@@ -493,6 +493,10 @@ static void plan_question(pt_emit_buf *b, const pt_model *m, const pt_cluster *c
         pt_html_kv(b, "global batch", v);
     }
     pt_html_kv(b, "data type", pt_dtype_name(job->dtype));
+    {
+        char comm[80];
+        if (pt_emit_comm_opts(job, comm, sizeof comm)[0]) pt_html_kv(b, "communication", comm + 2); /* past ", " */
+    }
     pt_html_kv(b, "engine", pt_engine_label(job->engine));
     if (c->price_per_device_hour > 0) {
         snprintf(v, sizeof v, "$%.2f per device-hour, $%.2f per hour for the job", c->price_per_device_hour,

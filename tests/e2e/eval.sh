@@ -122,7 +122,10 @@ PY
 dsv3 --moe-dispatcher hybridep --moe-a2a-overlap 2>&1 | grep -q "hybridep dispatcher, expert a2a overlap, megatron" ||
     bad "--moe-dispatcher hybridep --moe-a2a-overlap: not in the header"
 $P plan mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --moe-dispatcher deepep --moe-a2a-overlap \
-   --export megatron >"$tmp/moe.sh" 2>"$tmp/err" || bad "plan --moe-dispatcher --export megatron: $(cat "$tmp/err")"
+   --export megatron --report "$tmp/moe.html" >"$tmp/moe.sh" 2>"$tmp/err" ||
+    bad "plan --moe-dispatcher --export megatron: $(cat "$tmp/err")"
+grep -q "communication</dt><dd>deepep dispatcher, expert a2a overlap</dd>" "$tmp/moe.html" ||
+    bad "plan --moe-dispatcher --report: the report does not name the dispatcher and the overlap"
 grep -q -- '--moe-token-dispatcher-type flex \\$' "$tmp/moe.sh" && grep -q -- '--moe-flex-dispatcher-backend deepep \\$' "$tmp/moe.sh" ||
     bad "plan --moe-dispatcher deepep --export megatron: no flex dispatcher lines"
 expect2 "eval --moe-dispatcher bad" '--moe-dispatcher: "nccl" is not alltoall, deepep or hybridep' \
