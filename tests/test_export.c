@@ -299,10 +299,9 @@ static void test_torchtitan_ddp_interleaved(void **state)
 
 /* --tp-comm-overlap: Megatron's flag after --sequence-parallel, which it
  * requires (validate_args asserts sequence_parallel); without sp or tp > 1
- * it is not written.  The cost model prices it for Megatron jobs only
- * (torchtitan's async TP is not priced), so a torchtitan job that carries
- * the flag is priced and exported without it: no async TP in its config,
- * and the same step as without the flag. */
+ * it is not written.  A torchtitan job that carries it is priced with async
+ * TP (the forward's collectives overlapped) and exported with
+ * enable_async_tensor_parallel, which needs the compile the TOML enables. */
 static void test_tp_comm_overlap(void **state)
 {
     setup s = make("llama3-70b", "dgx-h100", 64, "tp=8 pp=4 sp=1 zero=1 recompute=full", 256, 8192,
@@ -321,14 +320,18 @@ static void test_tp_comm_overlap(void **state)
     s.j.engine = PT_ENGINE_FSDP;
     s.j.tp_comm_overlap = 1;
     out = export_ok(PT_EXPORT_TORCHTITAN, &s);
-    assert_null(strstr(out, "async"));
+    assert_non_null(strstr(out, "tensor_parallel_degree = 8\nenable_async_tensor_parallel = true\n"));
+    assert_non_null(strstr(out, "\n[compile]\nenable = true\n"));
     free(out);
     {
         pt_cost with, without;
         pt_cost_eval(&s.m, &s.c, &s.j, &s.st, &with);
         s.j.tp_comm_overlap = 0;
         pt_cost_eval(&s.m, &s.c, &s.j, &s.st, &without);
-        assert_true(with.step_time_s == without.step_time_s && with.time.tp_comm > 0);
+        assert_true(with.step_time_s < without.step_time_s && with.time.tp_comm > 0);
+        out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+        assert_null(strstr(out, "async"));
+        free(out);
     }
 }
 

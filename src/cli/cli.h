@@ -37,7 +37,7 @@ typedef struct cli_opt {
     {"dtype", "T", "bf16, fp16 or fp8 (default bf16)"},                                            \
     {"engine", "E", "megatron, deepspeed or torchtitan (alias fsdp): how the engine runs it (default megatron); plan: what it runs, or any"}, \
     {"no-flash-attention", NULL, "price unfused attention instead of flash attention"},           \
-    {"tp-comm-overlap", NULL, "TP collectives under the GEMMs where sp=1 (Megatron's --tp-comm-overlap; megatron engine only)"}, \
+    {"tp-comm-overlap", NULL, "TP collectives under the GEMMs where sp=1 (Megatron's --tp-comm-overlap; torchtitan's async TP, forward only)"}, \
     {"moe-dispatcher", "D", "MoE: alltoall (a token once per expert; default), deepep or hybridep (once per rank and node)"}, \
     {"moe-a2a-overlap", NULL, "MoE: all-to-all under another micro-batch's compute, pp=1 or interleaved (Megatron's --overlap-moe-expert-parallel-comm)"}, \
     {"moe-imbalance", "X", "MoE: busiest device's routed tokens over the even share, 1..1000 (default 1.25)"}, \
@@ -112,7 +112,7 @@ int cli_load_model(const char *name, pt_model *m);
 /* Reads the CLI_JOB_OPTS values into o (defaults first); 0 or 2. */
 int cli_job_options(cli_job *o, const cli_args *a);
 /* --tp-comm-overlap under engine e: 2 (usage printed) where e does not run
- * it (DeepSpeed, torchtitan), else 0. */
+ * it (DeepSpeed), else 0. */
 int cli_tp_overlap_refused(pt_engine e);
 /* The same for --moe-a2a-overlap: 2 (usage printed) where e does not run
  * it (DeepSpeed, torchtitan), else 0. */

@@ -214,19 +214,14 @@ int cli_load_model(const char *name, pt_model *m)
     return 0;
 }
 
-/* --tp-comm-overlap is Megatron's (the cost model prices it for Megatron
- * jobs only): DeepSpeed has none, and torchtitan's async TP is not priced
- * (on its published runs, pytorch/torchtitan benchmarks on Grand Teton
- * H100, it gained 4-16% over the same runs without it, where the
- * userbuffers model predicts 17-29%).  2 (usage printed) for those. */
+/* --tp-comm-overlap is Megatron's --tp-comm-overlap or torchtitan's async
+ * TP (src/cost/cost.c, tp_overlap, prices each); DeepSpeed has no such
+ * overlap.  2 (usage printed) there. */
 int cli_tp_overlap_refused(pt_engine e)
 {
     if (e == PT_ENGINE_DEEPSPEED)
         return cli_usage("--tp-comm-overlap: DeepSpeed does not overlap tensor-parallel communication "
-                         "(Megatron's --tp-comm-overlap)");
-    if (e == PT_ENGINE_FSDP)
-        return cli_usage("--tp-comm-overlap: torchtitan's async TP is not priced (on its published runs it "
-                         "gained 4-16%%, where Megatron's userbuffers overlap model predicts 17-29%%)");
+                         "(Megatron's --tp-comm-overlap, torchtitan's async TP)");
     return 0;
 }
 

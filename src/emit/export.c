@@ -50,6 +50,8 @@
  *   enable_cpu_offload (FSDP2 CPUOffloadPolicy) puts parameters, gradients
  *   and optimizer states on the host together: offload=params maps to it,
  *   offload=optimizer is refused.
+ *   enable_async_tensor_parallel with --tp-comm-overlap and tp > 1 (it needs
+ *   the compile below; priced forward-only, src/cost/cost.c tp_overlap).
  *   [compile] enable = true: every price assumes fused element-wise
  *   kernels (Transformer Engine's, or torch.compile's), and torchtitan
  *   compiles only when asked (Compile.enable defaults to false in
@@ -801,6 +803,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     pt_emit_buf_printf(&b, "data_parallel_shard_degree = %lld\n", (long long)shard);
     if (st->zero == 3 && st->pp > 1) pt_emit_buf_printf(&b, "fsdp_reshard_after_forward = \"always\"\n");
     pt_emit_buf_printf(&b, "tensor_parallel_degree = %d\n", st->tp);
+    if (job->tp_comm_overlap && st->tp > 1) pt_emit_buf_printf(&b, "enable_async_tensor_parallel = true\n");
     pt_emit_buf_printf(&b, "pipeline_parallel_degree = %d\n", st->pp);
     if (st->pp > 1) {
         pt_emit_buf_printf(&b, "pipeline_parallel_schedule = \"%s\"\n", sched);

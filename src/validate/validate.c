@@ -649,9 +649,12 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * --overlap-moe-expert-parallel-comm */
     job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;
     /* "TP comm overlap" (MLPerf's NeMo configs, Megatron-LM's README runs:
-     * --tp-comm-overlap) */
-    job.tp_comm_overlap = (pt_str_has_ci(notes, "TP comm overlap") || pt_str_has_ci(notes, "tp-comm-overlap")) &&
-                          job.engine == PT_ENGINE_MEGATRON;
+     * --tp-comm-overlap); torchtitan's "async TP" / "AsyncTP"
+     * (enable_async_tensor_parallel) */
+    job.tp_comm_overlap = job.engine == PT_ENGINE_MEGATRON
+                              ? pt_str_has_ci(notes, "TP comm overlap") || pt_str_has_ci(notes, "tp-comm-overlap")
+                              : job.engine == PT_ENGINE_FSDP && (pt_str_has_ci(notes, "async TP") ||
+                                                                 pt_str_has_ci(notes, "AsyncTP"));
     /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
      * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
      * once per rank and node, not once per expert */

@@ -81,9 +81,11 @@ ok = ok and o["strategy"]["ep"] == 64 and o["strategy"]["etp"] == 1
 sys.exit(0 if ok else 1)
 PY
 fi
-# --tp-comm-overlap (Megatron's flag): the TP time falls, the export writes
-# the flag after --sequence-parallel, and DeepSpeed (no such overlap) and
-# torchtitan (async TP, not priced) are refused with exit status 2
+# --tp-comm-overlap (Megatron's flag, torchtitan's async TP): the TP time
+# falls, the Megatron export writes the flag after --sequence-parallel;
+# torchtitan's async TP overlaps the forward only (less TP time than
+# without it, more than Megatron's) and its TOML enables it; DeepSpeed (no
+# such overlap) is refused with exit status 2
 tp1=$($P eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --strategy "tp=8 pp=2" \
       --tp-comm-overlap --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["tp_comm"])' 2>/dev/null)
 tpn=$($P eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --strategy "tp=8 pp=2" \
@@ -97,11 +99,15 @@ grep -q -- '--sequence-parallel \\$' "$tmp/tpo.sh" && grep -q -- '--tp-comm-over
 expect2 "eval --tp-comm-overlap --engine deepspeed" "DeepSpeed does not overlap tensor-parallel communication" \
     $P eval llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --strategy "tp=8" --engine deepspeed \
     --tp-comm-overlap
-expect2 "eval --tp-comm-overlap --engine torchtitan" "torchtitan's async TP is not priced" \
-    $P eval llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --strategy "tp=8 zero=3" --engine torchtitan \
-    --tp-comm-overlap
-expect2 "plan --tp-comm-overlap --export torchtitan" "async TP" \
-    $P plan llama3-70b --cluster dgx-h100 --gpus 64 --global-batch 128 --tp-comm-overlap --export torchtitan
+tpt() { $P eval llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --engine torchtitan \
+      --strategy "tp=8 pp=2 zero=3" "$@" --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["tp_comm"])' 2>/dev/null; }
+tt1=$(tpt --tp-comm-overlap); ttn=$(tpt)
+python3 -c "import sys; a, n, m = float('$tt1'), float('$ttn'), float('$tp1'); sys.exit(0 if m < a < n else 1)" 2>/dev/null ||
+    bad "--tp-comm-overlap --engine torchtitan: tp comm $tt1 s, not between Megatron's $tp1 s and $ttn s without it"
+$P plan llama3-70b --cluster dgx-h100 --gpus 64 --seq-len 8192 --global-batch 128 --tp-comm-overlap --fix "tp=8" \
+   --export torchtitan >"$tmp/tpo.toml" 2>"$tmp/err" || bad "plan --tp-comm-overlap --export torchtitan: $(cat "$tmp/err")"
+grep -q '^enable_async_tensor_parallel = true$' "$tmp/tpo.toml" && grep -q '^enable = true$' "$tmp/tpo.toml" ||
+    bad "plan --tp-comm-overlap --export torchtitan: no enable_async_tensor_parallel and compile lines"
 # --moe-dispatcher, --moe-a2a-overlap: DeepSeek-V3 with ep=64 over eight DGX
 # H100 nodes sends less with DeepEP (once per node, not once per expert) and
 # hides most of the rest under compute; the header, the JSON and the
