@@ -125,7 +125,7 @@ static void row(FILE *f, const char *name, double s, double total)
 
 static void head_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job)
 {
-    char mn[300], cn[300], dn[160], docs[48];
+    char mn[300], cn[300], dn[160], docs[48], comm[80];
     fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n",
             pt_str_escape(m->name, mn, sizeof mn), (double)pt_model_params(m) / 1e9, (long long)m->layers,
             (long long)m->hidden);
@@ -133,9 +133,9 @@ static void head_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt
     for (int k = 0; k < c->npools; k++)
         fprintf(f, "%s %lld x %s", k ? " +" : "", (long long)c->pool[k].devices,
                 pt_str_escape(c->pool[k].dev.name, dn, sizeof dn));
-    fprintf(f, ", seq %lld%s, %s%s, %s\n", (long long)job->seq_len, pt_emit_docs(job, docs, sizeof docs),
-            pt_dtype_name(job->dtype),
-            job->flash_attention ? ", flash attention" : "", pt_engine_name(job->engine));
+    fprintf(f, ", seq %lld%s, %s%s%s, %s\n", (long long)job->seq_len, pt_emit_docs(job, docs, sizeof docs),
+            pt_dtype_name(job->dtype), job->flash_attention ? ", flash attention" : "",
+            pt_emit_comm_opts(job, comm, sizeof comm), pt_engine_name(job->engine));
 }
 
 static void body_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_strategy *st,
