@@ -25,8 +25,9 @@
 # - "router force load balancing" prices experts evenly loaded (faster than
 #   the default 1.25 imbalance), "EP overlap" the expert all-to-all under
 #   compute (faster again), and "DeepEP" a token sent once per rank and node
-#   (faster than once per expert); "TP comm overlap" the tensor-parallel
-#   collectives under the GEMMs (faster);
+#   (faster than once per expert), as "HybridEP" does; "TP comm overlap" the
+#   tensor-parallel collectives under the GEMMs (faster), and torchtitan's
+#   "async TP" the forward's (a few percent faster);
 # - the engine: "zero_stage" in the notes is the column's name, not
 #   DeepSpeed's ZeRO: "TP comm overlap; zero_stage=1 inferred" is still a
 #   Megatron run with its overlap, an AutoModel row that says "zero_stage 3 =
@@ -75,6 +76,9 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Nemotron-15B,15,32,6144,48,,24576,4096,,,,B200-SXM-180GB,64,1,1,64,1,1,1,2,256,,,,iter_time_s,1,FP8"
     echo "t,Nemotron-15B,15,40,6144,48,,24576,4096,,,,B200-SXM-180GB,64,1,1,64,1,1,1,2,256,,,,iter_time_s,1,FP8"
     echo "t,Llama-70B,70,80,8192,64,8,28672,4096,,,,H100-SXM5-80GB,64,8,1,8,1,,,1,128,,yes,1,iter_time_s,1,bf16"
+    echo "pytorch/torchtitan,Llama 3.1 70B,70,80,8192,64,8,28672,8192,128256,,,H100-SXM-HBM2e-96GB-500W,256,8,1,32,1,,,16,512,full,yes,3,iter_time_s,1,FSDP32 TP8; torch.compile; vanilla TP"
+    echo "pytorch/torchtitan,Llama 3.1 70B,70,80,8192,64,8,28672,8192,128256,,,H100-SXM-HBM2e-96GB-500W,256,8,1,32,1,,,16,512,full,yes,3,iter_time_s,1,FSDP32 TP8; torch.compile; async TP"
+    echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: HybridEP; mock data, router force load balancing\""
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -147,6 +151,13 @@ if not priced(28) or not rows[28]["predicted"] > rows[26]["predicted"]:
     bad.append("'scheme=ZeRO-3' not priced as DeepSpeed: %s against %s" % (rows[28], rows[26]))
 if not priced(29) or not rows[29]["predicted"] < rows[22]["predicted"]:
     bad.append("fake balanced gate not read: %s against %s" % (rows[29], rows[22]))
+# torchtitan's "async TP": the forward's TP collectives under its GEMMs, a
+# few percent faster (src/cost/cost.c tp_overlap, forward only)
+if not priced(33) or not priced(34) or not 0.85 * rows[33]["predicted"] < rows[34]["predicted"] < rows[33]["predicted"]:
+    bad.append("torchtitan's async TP not read: %s against %s" % (rows[34], rows[33]))
+# HybridEP deduplicates as DeepEP does
+if not priced(35) or rows[35]["predicted"] != rows[22]["predicted"]:
+    bad.append("HybridEP not priced as DeepEP: %s against %s" % (rows[35], rows[22]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
