@@ -655,6 +655,16 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
                               ? pt_str_has_ci(notes, "TP comm overlap") || pt_str_has_ci(notes, "tp-comm-overlap")
                               : job.engine == PT_ENGINE_FSDP && (pt_str_has_ci(notes, "async TP") ||
                                                                  pt_str_has_ci(notes, "AsyncTP"));
+    /* NeMo 2.0's performance summaries (docs.nvidia.com/nemo-framework,
+     * containers 25.x) are measured with scripts/performance/llm, whose
+     * recipes in performance mode add MegatronCommOverlapCallback with
+     * tp_comm_overlap=True (nemo/collections/llm/recipes/llama3_70b.py,
+     * pretrain_recipe_performance; pretrain_nemotron4_340b.py asserts the
+     * callback, "Required for performance", and sets its userbuffers
+     * configuration for B200 and GB200) and sequence_parallel = tp > 1 */
+    if (job.engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "docs.nvidia.com/nemo-framework") &&
+        pt_str_has_ci(f[C_SOURCE], "Container: NeMo 25."))
+        job.tp_comm_overlap = 1;
     /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
      * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
      * once per rank and node, not once per expert */
