@@ -27,7 +27,8 @@
 #   compute (faster again), and "DeepEP" a token sent once per rank and node
 #   (faster than once per expert), as "HybridEP" does; "TP comm overlap" the
 #   tensor-parallel collectives under the GEMMs (faster), and torchtitan's
-#   "async TP" the forward's (a few percent faster);
+#   "async TP" the forward's (a few percent faster), as NeMo 2.0's 25.x
+#   performance summaries run with it;
 # - the engine: "zero_stage" in the notes is the column's name, not
 #   DeepSpeed's ZeRO: "TP comm overlap; zero_stage=1 inferred" is still a
 #   Megatron run with its overlap, an AutoModel row that says "zero_stage 3 =
@@ -79,6 +80,8 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "pytorch/torchtitan,Llama 3.1 70B,70,80,8192,64,8,28672,8192,128256,,,H100-SXM-HBM2e-96GB-500W,256,8,1,32,1,,,16,512,full,yes,3,iter_time_s,1,FSDP32 TP8; torch.compile; vanilla TP"
     echo "pytorch/torchtitan,Llama 3.1 70B,70,80,8192,64,8,28672,8192,128256,,,H100-SXM-HBM2e-96GB-500W,256,8,1,32,1,,,16,512,full,yes,3,iter_time_s,1,FSDP32 TP8; torch.compile; async TP"
     echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: HybridEP; mock data, router force load balancing\""
+    echo "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html (Container: NeMo 24.12),LLAMA3-70B,70,80,8192,64,8,28672,8192,,,,B200-SXM-180GB,64,2,4,4,2,,5,1,128,,,,tokens_per_s_per_gpu,1,FP8"
+    echo "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html (Container: NeMo 25.02),LLAMA3-70B,70,80,8192,64,8,28672,8192,,,,B200-SXM-180GB,64,2,4,4,2,,5,1,128,,,,tokens_per_s_per_gpu,1,FP8"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -158,6 +161,10 @@ if not priced(33) or not priced(34) or not 0.85 * rows[33]["predicted"] < rows[3
 # HybridEP deduplicates as DeepEP does
 if not priced(35) or rows[35]["predicted"] != rows[22]["predicted"]:
     bad.append("HybridEP not priced as DeepEP: %s against %s" % (rows[35], rows[22]))
+# NeMo 2.0's performance summaries (25.x): TP comm overlap, as its
+# performance scripts run (more tokens/s than the 24.12 row without it)
+if not priced(36) or not priced(37) or not rows[37]["predicted"] > rows[36]["predicted"]:
+    bad.append("NeMo 25.x performance row not read with TP comm overlap: %s against %s" % (rows[37], rows[36]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
