@@ -471,39 +471,16 @@ pt_status pt_cluster_parse(const char *text, const char *file, pt_cluster *out, 
     return st;
 }
 
+static pt_status read_cluster(pt_jctx *jc, const json_t *obj, const char *path, void *out)
+{
+    return cluster_from_json(jc, obj, path, out);
+}
+
 pt_status pt_cluster_builtin(const char *name, pt_cluster *out, pt_diag *d)
 {
-    pt_diag scratch;
-    pt_jctx jc;
-    json_t *root, *arr;
-    pt_status st;
     assert(name && out);
-    if (!d) d = &scratch;
-    jc.text = pt_data_clusters_json;
-    jc.file = CLUSTERS_FILE;
-    jc.d = d;
-    root = pt_json_parse(&jc);
-    if (!root) return PT_EINPUT;
-    arr = json_object_get(root, "clusters");
-    if (!json_is_array(arr)) {
-        json_decref(root);
-        return pt_jerr(&jc, "clusters", NULL, "the built-in catalog holds no \"clusters\" array");
-    }
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const json_t *e = json_array_get(arr, i);
-        const json_t *n = json_is_object(e) ? json_object_get(e, "name") : NULL;
-        if (json_is_string(n) && strcmp(json_string_value(n), name) == 0) {
-            char path[32];
-            snprintf(path, sizeof path, "clusters[%zu]", i);
-            st = cluster_from_json(&jc, e, path, out);
-            json_decref(root);
-            return st;
-        }
-    }
-    json_decref(root);
-    return pt_diag_set(d, NULL, "cluster", name,
-                       "unknown cluster \"%s\" (`partita clusters` lists the built-in ones)",
-                       name);
+    return pt_hw_catalog_entry(pt_data_clusters_json, CLUSTERS_FILE, "clusters", "cluster", name, read_cluster, out,
+                               d);
 }
 
 pt_status pt_cluster_load(const char *name_or_path, pt_cluster *out, pt_diag *d)

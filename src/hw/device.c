@@ -172,38 +172,50 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
 
 /* ---- the built-in catalog ------------------------------------------------- */
 
-pt_status pt_device_builtin(const char *name, pt_device *out, pt_diag *d)
+pt_status pt_hw_catalog_entry(const char *text, const char *file, const char *key, const char *what,
+                              const char *name, pt_hw_entry_reader read, void *out, pt_diag *d)
 {
     pt_diag scratch;
     pt_jctx jc;
     json_t *root, *arr;
     pt_status st;
-    assert(name && out);
+    assert(text && key && what && name && read && out);
     if (!d) d = &scratch;
-    jc.text = pt_data_devices_json;
-    jc.file = DEVICES_FILE;
+    jc.text = text;
+    jc.file = file;
     jc.d = d;
     root = pt_json_parse(&jc);
     if (!root) return PT_EINPUT;
-    arr = json_object_get(root, "devices");
+    arr = json_object_get(root, key);
     if (!json_is_array(arr)) {
         json_decref(root);
-        return pt_jerr(&jc, "devices", NULL, "the built-in catalog holds no \"devices\" array");
+        return pt_jerr(&jc, key, NULL, "the built-in catalog holds no \"%s\" array", key);
     }
     for (size_t i = 0; i < json_array_size(arr); i++) {
         const json_t *e = json_array_get(arr, i);
         const json_t *n = json_is_object(e) ? json_object_get(e, "name") : NULL;
         if (json_is_string(n) && strcmp(json_string_value(n), name) == 0) {
             char path[32];
-            snprintf(path, sizeof path, "devices[%zu]", i);
-            st = pt_device_from_json(&jc, e, path, out);
+            snprintf(path, sizeof path, "%s[%zu]", key, i);
+            st = read(&jc, e, path, out);
             json_decref(root);
             return st;
         }
     }
     json_decref(root);
-    return pt_diag_set(d, NULL, "device", name,
-                       "unknown device \"%s\" (`partita devices` lists the built-in ones)", name);
+    return pt_diag_set(d, NULL, what, name, "unknown %s \"%s\" (`partita %ss` lists the built-in ones)", what,
+                       name, what);
+}
+
+static pt_status read_device(pt_jctx *jc, const json_t *obj, const char *path, void *out)
+{
+    return pt_device_from_json(jc, obj, path, out);
+}
+
+pt_status pt_device_builtin(const char *name, pt_device *out, pt_diag *d)
+{
+    assert(name && out);
+    return pt_hw_catalog_entry(pt_data_devices_json, DEVICES_FILE, "devices", "device", name, read_device, out, d);
 }
 
 double pt_device_tflops(const pt_device *dev, pt_dtype t)

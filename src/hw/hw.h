@@ -85,4 +85,15 @@ typedef enum pt_hw_range {
 pt_status pt_hw_num_in(pt_jctx *jc, const json_t *obj, const char *path, const char *key,
                        int required, pt_hw_range r, double *out);
 
+/* Reads one catalog object (at path, for messages) into out. */
+typedef pt_status (*pt_hw_entry_reader)(pt_jctx *jc, const json_t *obj, const char *path, void *out);
+
+/* The entry named `name` of a built-in catalog: parses its text (file names
+ * it in messages), finds the object of the array `key` ("devices",
+ * "clusters") whose "name" is name and reads it with read(jc, obj,
+ * "key[i]", out).  A name the catalog lacks is PT_EINPUT, field `what`
+ * ("device", "cluster"), pointing at `partita <what>s`. */
+pt_status pt_hw_catalog_entry(const char *text, const char *file, const char *key, const char *what,
+                              const char *name, pt_hw_entry_reader read, void *out, pt_diag *d);
+
 #endif
