@@ -41,6 +41,9 @@ const char *pt_emit_docs(const pt_job *job, char *buf, size_t n);
 const char *pt_emit_comm_opts(const pt_job *job, char *buf, size_t n);
 /* The same as JSON keys of o: tp_comm_overlap, moe_dispatcher, moe_a2a_overlap. */
 void pt_emit_comm_opts_json(json_t *o, const pt_job *job);
+/* The step's time rows (those above zero, each with its share of T) and,
+ * under mem_head, the memory lines, as eval's tables print them. */
+void pt_emit_time_and_memory(FILE *f, const pt_cost *k, double T, const char *mem_head);
 /* The human table for one priced strategy (with the warning line above). */
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *cost);

@@ -117,12 +117,6 @@ pt_status pt_emit_hetero_search_json(const pt_model *m, const pt_cluster *c, con
     return pt_emit_json_finish(j, out, d);
 }
 
-static void row(FILE *f, const char *name, double s, double total)
-{
-    if (s <= 0) return;
-    fprintf(f, "  %-12s %10.3f s  %5.1f%%\n", name, s, 100.0 * s / total);
-}
-
 static void head_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job)
 {
     char mn[300], cn[300], dn[160], docs[48], comm[80];
@@ -168,19 +162,7 @@ static void body_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt
                 pt_str_escape(c->pool[p].dev.name, e, sizeof e), 100.0 * pt_emit_hetero_work(m, c, st, sp, p));
     }
     fprintf(f, "\nwhere the time goes (the slowest pipeline)\n");
-    row(f, "compute", k->time.compute, T);
-    row(f, "tp comm", k->time.tp_comm, T);
-    row(f, "cp comm", k->time.cp_comm, T);
-    row(f, "pp comm", k->time.pp_comm, T);
-    row(f, "dp comm", k->time.dp_comm, T);
-    row(f, "bubble", k->time.bubble, T);
-    row(f, "optimizer", k->time.optimizer, T);
-    fprintf(f, "\nmemory, fullest device against its own (GiB)\n");
-    fprintf(f, "  weights %.2f  gradients %.2f  optimizer %.2f  activations %.2f  other %.2f\n",
-            gib(k->mem.weights), gib(k->mem.gradients), gib(k->mem.optimizer), gib(k->mem.activations),
-            gib(k->mem.other));
-    fprintf(f, "  total %.2f of %.2f: %s\n", gib(k->mem.total), gib(k->device_memory_bytes),
-            k->fits ? "fits" : "DOES NOT FIT");
+    pt_emit_time_and_memory(f, k, T, "memory, fullest device against its own (GiB)");
 }
 
 void pt_emit_hetero_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,

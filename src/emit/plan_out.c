@@ -145,6 +145,25 @@ static void row(FILE *f, const char *name, double s, double total)
     fprintf(f, "  %-12s %10.3f s  %5.1f%%\n", name, s, 100.0 * s / total);
 }
 
+void pt_emit_time_and_memory(FILE *f, const pt_cost *k, double T, const char *mem_head)
+{
+    row(f, "compute", k->time.compute, T);
+    row(f, "tp comm", k->time.tp_comm, T);
+    row(f, "cp comm", k->time.cp_comm, T);
+    row(f, "ep comm", k->time.ep_comm, T);
+    row(f, "pp comm", k->time.pp_comm, T);
+    row(f, "dp comm", k->time.dp_comm, T);
+    row(f, "bubble", k->time.bubble, T);
+    row(f, "optimizer", k->time.optimizer, T);
+    row(f, "offload", k->time.offload, T);
+    fprintf(f, "\n%s\n", mem_head);
+    fprintf(f, "  weights %.2f  gradients %.2f  optimizer %.2f  activations %.2f  other %.2f\n",
+            gib(k->mem.weights), gib(k->mem.gradients), gib(k->mem.optimizer), gib(k->mem.activations),
+            gib(k->mem.other));
+    fprintf(f, "  total %.2f of %.2f: %s\n", gib(k->mem.total), gib(k->device_memory_bytes),
+            k->fits ? "fits" : "DOES NOT FIT");
+}
+
 void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const pt_job *job,
                         const pt_strategy *st, const pt_cost *k)
 {
@@ -176,19 +195,5 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     pt_emit_device_note(f, &c->dev);
     fputc('\n', f);
     fprintf(f, "where the time goes\n");
-    row(f, "compute", k->time.compute, T);
-    row(f, "tp comm", k->time.tp_comm, T);
-    row(f, "cp comm", k->time.cp_comm, T);
-    row(f, "ep comm", k->time.ep_comm, T);
-    row(f, "pp comm", k->time.pp_comm, T);
-    row(f, "dp comm", k->time.dp_comm, T);
-    row(f, "bubble", k->time.bubble, T);
-    row(f, "optimizer", k->time.optimizer, T);
-    row(f, "offload", k->time.offload, T);
-    fprintf(f, "\nmemory, busiest device (GiB)\n");
-    fprintf(f, "  weights %.2f  gradients %.2f  optimizer %.2f  activations %.2f  other %.2f\n",
-            gib(k->mem.weights), gib(k->mem.gradients), gib(k->mem.optimizer),
-            gib(k->mem.activations), gib(k->mem.other));
-    fprintf(f, "  total %.2f of %.2f: %s\n", gib(k->mem.total), gib(k->device_memory_bytes),
-            k->fits ? "fits" : "DOES NOT FIT");
+    pt_emit_time_and_memory(f, k, T, "memory, busiest device (GiB)");
 }
