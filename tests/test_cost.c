@@ -543,6 +543,36 @@ static void test_moe_contiguous_routing(void **state)
     assert_true(k1.time.ep_comm == k0.time.ep_comm);
 }
 
+/* Megatron's selective recomputation with flash attention: Megatron-Core
+ * checkpoints the attention core whenever recompute_granularity is
+ * selective (its default module core_attn), so the backward runs the flash
+ * forward again; the scores were never stored, so it keeps the same memory.
+ * llama3-8b at tp=1, seq 4096, mbs 1 on one H100: the backward grows by one
+ * flash forward of 4 b a s d s/2 FLOPs (32 heads of 128, causal half) at the
+ * device's attention rate, the forward and the activations do not change. */
+static void test_selective_flash(void **state)
+{
+    pt_model m = th_model("llama3-8b");
+    pt_cluster c = th_cluster("dgx-h100", 8);
+    pt_job j = th_job(4096, 64, 1);
+    pt_strategy st;
+    pt_roofline r;
+    double f0, b0, f1, b1, fl;
+    int64_t a0, a1;
+    (void)state;
+    st = th_strategy("tp=1 pp=1 dp=8 mbs=1 zero=1", &m, &c, &j);
+    pt_cost_layer_time(&m, &c, &j, &st, &f0, &b0);
+    a0 = pt_cost_layer_activation_bytes(&m, &j, &st);
+    st.recompute = PT_RC_SELECTIVE;
+    pt_cost_layer_time(&m, &c, &j, &st, &f1, &b1);
+    a1 = pt_cost_layer_activation_bytes(&m, &j, &st);
+    pt_roofline_init(&c.dev, j.dtype, &r);
+    fl = 4.0 * 1.0 * 32.0 * 4096.0 * 128.0 * 4096.0 / 2.0;
+    th_near_rel(f1, f0, 1e-12, "the forward is unchanged");
+    th_near_rel(b1 - b0, pt_roofline_flash_s(&r, fl, 4096.0), 1e-9, "one flash forward more in the backward");
+    assert_true(a1 == a0);
+}
+
 /* Megatron's --tp-comm-overlap: the tensor-parallel collectives run in tp
  * chunks under the GEMMs; the first chunk stays exposed, and the other
  * seven slow the GEMMs beside them by 18.9% (Lee et al., arXiv 2507.03114)
@@ -1093,6 +1123,7 @@ int main(void)
         cmocka_unit_test(test_moe_a2a_overlap),
         cmocka_unit_test(test_moe_dedup_dispatch),
         cmocka_unit_test(test_moe_contiguous_routing),
+        cmocka_unit_test(test_selective_flash),
         cmocka_unit_test(test_tp_comm_overlap),
         cmocka_unit_test(test_model_flops_gpt3),
         cmocka_unit_test(test_doc_len),

@@ -667,7 +667,14 @@ collectives:
          * (the other matmuls, the norms and activations) runs again */
         o->b += 0.5 * f + pt_roofline_ew_s(h, ewf);
         o->flops_rc += 0.5 * (o->flops_f - model_attn_f);
-    } else if (st->recompute == PT_RC_SELECTIVE && !job->flash_attention) {
+    } else if (st->recompute == PT_RC_SELECTIVE) {
+        /* Megatron's selective recomputation (Korthikanti et al. 2022; its
+         * default module, core_attn): the attention core runs again in the
+         * backward, flash or not -- Megatron-Core checkpoints it whenever
+         * recompute_granularity is selective (attention.py,
+         * checkpoint_core_attention, _checkpointed_attention_forward).  With
+         * flash attention that keeps almost nothing more (the scores were
+         * never stored), so selective then costs time for no memory. */
         o->b += attn_f;
         o->flops_rc += exec_attn_f;
     }
@@ -832,7 +839,7 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
     if (st->recompute == PT_RC_FULL) {
         forward_again(o);
         o->flops_rc += o->flops_f - model_core + exec_core;
-    } else if (st->recompute == PT_RC_SELECTIVE && k == '*' && !job->flash_attention) {
+    } else if (st->recompute == PT_RC_SELECTIVE && k == '*') { /* as layer_times_kind */
         o->b += core_f;
         o->flops_rc += exec_core;
     }

@@ -711,6 +711,15 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.zero = (int)zero;
     st.recompute = !strncmp(f[C_RECOMPUTE], "full", 4) ? PT_RC_FULL
                    : !strncmp(f[C_RECOMPUTE], "selective", 9) ? PT_RC_SELECTIVE : PT_RC_NONE;
+    /* Megatron-Core's selective recomputation of named modules
+     * ("selective (moe_act layernorm)", "(mla_up_proj)": --recompute-modules)
+     * without core_attn: Partita's selective is the attention core's, and the
+     * small modules these name are not priced on their own, so none */
+    if (st.recompute == PT_RC_SELECTIVE && strchr(f[C_RECOMPUTE], '(') && !strstr(f[C_RECOMPUTE], "core_attn") &&
+        job.engine == PT_ENGINE_MEGATRON) {
+        st.recompute = PT_RC_NONE;
+        add_assumed(r, "recompute modules other than core_attn priced as none");
+    }
     st.schedule = vpp > 1 ? PT_SCHED_INTERLEAVED : PT_SCHED_1F1B;
     st.offload = PT_OFF_NONE;
     pipeline_layout(&m, &st, &split_check);
