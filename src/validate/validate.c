@@ -574,7 +574,6 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         m.kv_heads = kv > 0 ? kv : heads;
         m.head_dim = hidden / heads;
         m.ffn = ffn > 0 ? ffn : 4 * hidden;
-        if (ffn <= 0) add_assumed(r, "ffn 4h");
         m.vocab = num(f[C_VOCAB], &vocab) > 0 ? vocab : cat->vocab;
         m.max_seq = seq;
     } else {
@@ -612,6 +611,9 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         if (note_int(notes, "shared expert ", &v)) m.shared_ffn = v;
         if (note_int(notes, "moe_layer_freq ([0]*", &v) && v < m.layers) m.dense_layers = v;
     }
+    /* a dense FFN the row leaves blank is 4h; said only where a layer has
+     * one (every layer MoE: ffn_hidden_size is unused) */
+    if (cat && !whole && ffn <= 0 && (m.experts == 0 || m.dense_layers > 0)) add_assumed(r, "ffn 4h");
     layers = m.layers;
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
 
