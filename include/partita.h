@@ -453,6 +453,15 @@ double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_ba
 /* The job's packed-document length where it is shorter than the sequence
  * (pt_job.doc_len), else 0: one document per sequence. */
 int64_t pt_job_doc_len(const pt_job *job);
+/* Whether st's tensor-parallel collectives run under its GEMMs: the job asks
+ * (pt_job.tp_comm_overlap), st has sequence parallelism, and the engine has
+ * such an overlap (Megatron's --tp-comm-overlap; torchtitan's async TP, the
+ * forward's only).  1 or 0; the cost model and the exports both ask it. */
+int pt_job_tp_overlaps(const pt_job *job, const pt_strategy *st);
+/* Whether st's expert all-to-all runs under another micro-batch's compute:
+ * the job asks (pt_job.moe_a2a_overlap), the engine is Megatron, and st is
+ * one its combined 1F1B hosts (pp = 1 or interleaved).  1 or 0. */
+int pt_job_ep_overlaps(const pt_job *job, const pt_strategy *st);
 /* The same for a job: attention counted within its documents (pt_job.doc_len). */
 double pt_cost_job_model_flops(const pt_model *m, const pt_job *job, int64_t global_batch);
 

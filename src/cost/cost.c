@@ -406,11 +406,10 @@ static double exposed_share(double comm, double comp)
     return overlapped(comm, comp) / comm;
 }
 
-/* Whether a job's tensor-parallel collectives run under its GEMMs
- * (pt_job.tp_comm_overlap, with sequence parallelism, which both engines
- * need): Megatron's --tp-comm-overlap, or torchtitan's async TP; DeepSpeed
- * has no such overlap (src/cli/main.c refuses the flag there). */
-static int tp_overlaps(const pt_job *job, const pt_strategy *st)
+/* Sequence parallelism, which both engines' overlaps need (Megatron's
+ * validate_args asserts it); DeepSpeed has none (src/cli/main.c refuses the
+ * flag there). */
+int pt_job_tp_overlaps(const pt_job *job, const pt_strategy *st)
 {
     return job->tp_comm_overlap && st->sp && (job->engine == PT_ENGINE_MEGATRON || job->engine == PT_ENGINE_FSDP);
 }
@@ -427,26 +426,25 @@ static int tp_overlaps(const pt_job *job, const pt_strategy *st)
  * backward graph's: its authors measured "up to ~29% forward pass speedup
  * and ~8% E2E speedup" on Llama 3 8B and ~20% and ~8% on 70B ("[Distributed
  * w/ TorchTitan] Introducing Async Tensor Parallelism in PyTorch",
- * discuss.pytorch.org, 2024), so backward = 0 leaves the backward's
- * collectives, and a full recomputation's replay of the forward's, exposed.
+ * discuss.pytorch.org, 2024), so under torchtitan the backward's
+ * collectives, and a full recomputation's replay of the forward's, stay
+ * exposed.
  * On torchtitan's eight published pairs of runs with and without it (Llama
  * 3.1 8B, 70B, 405B; bf16 and float8) this prices its gain at 3.9-11.1%
  * (mean 7.2%) where they measured 4.2-16.4% (mean 8.2%). */
-static void tp_overlap(layer_t *o, double tpn, double gemm_f, double gemm_b, int backward)
+static void tp_overlap(layer_t *o, const pt_job *job, double tpn, double gemm_f, double gemm_b)
 {
     double one_f = o->tp_f / tpn, one_b = o->tp_b / tpn;
     o->tp_f = one_f + overlapped(o->tp_f - one_f, gemm_f);
-    if (backward) {
+    if (job->engine == PT_ENGINE_MEGATRON) {
         o->tp_b = one_b + overlapped(o->tp_b - one_b, gemm_b);
         o->tp_rc = o->tp_f;
     }
 }
 
-/* Whether a job's expert all-to-all runs under another micro-batch's
- * compute: Megatron-Core's --overlap-moe-expert-parallel-comm, whose combined
- * 1F1B schedule hosts it at pp=1 or in the interleaved schedule only (there
- * is no plain 1F1B host for it). */
-static int ep_overlaps(const pt_job *job, const pt_strategy *st)
+/* Megatron-Core's combined 1F1B schedule hosts the overlap at pp=1 or in
+ * the interleaved schedule only (there is no plain 1F1B host for it). */
+int pt_job_ep_overlaps(const pt_job *job, const pt_strategy *st)
 {
     return job->moe_a2a_overlap && job->engine == PT_ENGINE_MEGATRON &&
            (st->pp == 1 || st->schedule == PT_SCHED_INTERLEAVED);
@@ -623,7 +621,7 @@ collectives:
         double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(act), tpn, pt_strategy_stride(st, PT_GROUP_TP));
         double n_ar = moe && m->shared_ffn == 0 ? 1.0 : 2.0;
         o->tp_f = o->tp_b = o->tp_rc = n_ar * ar;
-        if (tp_overlaps(job, st)) tp_overlap(o, (double)tpn, f, bw, job->engine == PT_ENGINE_MEGATRON);
+        if (pt_job_tp_overlaps(job, st)) tp_overlap(o, job, (double)tpn, f, bw);
     }
     /* Context parallelism: ring attention passes K,V (and dK,dV back) cp-1
      * times, overlapped with the attention blocks it feeds; a sliding layer
@@ -642,7 +640,7 @@ collectives:
         o->cp_f = ring_exposed(comm_f, attn_f, step, cpn);
         o->cp_b = ring_exposed(comm_b, attn_b, step, cpn);
     }
-    if (moe && ep_overlaps(job, st) && o->ep_f + o->ep_b > 0) ep_overlap(o);
+    if (moe && pt_job_ep_overlaps(job, st) && o->ep_f + o->ep_b > 0) ep_overlap(o);
     /* Host dispatch: every operator costs the CPU kernel_us to launch, and a
      * layer cannot run faster than its launches (small models and small
      * micro-batches are launch-bound in eager PyTorch).  Operators counted:
@@ -831,10 +829,10 @@ static void hybrid_block(const pt_model *m, const pt_cluster *c, const pt_job *j
     if (tpn > 1 && n_ar > 0) {
         double ar = pt_coll_time(c, PT_ALLREDUCE, bytes_i64(2.0 * T * hd), tpn, pt_strategy_stride(st, PT_GROUP_TP));
         o->tp_f = o->tp_b = o->tp_rc = n_ar * ar;
-        if (tp_overlaps(job, st)) tp_overlap(o, (double)tpn, f, bw, job->engine == PT_ENGINE_MEGATRON);
+        if (pt_job_tp_overlaps(job, st)) tp_overlap(o, job, (double)tpn, f, bw);
         ops += n_ar * (st->sp ? 2.0 : 1.0);
     }
-    if (k == 'E' && ep_overlaps(job, st) && o->ep_f + o->ep_b > 0) ep_overlap(o);
+    if (k == 'E' && pt_job_ep_overlaps(job, st) && o->ep_f + o->ep_b > 0) ep_overlap(o);
     dispatch_floor(h, ops, o); /* as layer_times_kind */
     if (st->recompute == PT_RC_FULL) {
         forward_again(o);

@@ -354,8 +354,7 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
         } else {
             meg_arg(&b, "--moe-token-dispatcher-type alltoall");
         }
-        if (job->moe_a2a_overlap && st->ep > 1 && (st->pp == 1 || st->schedule == PT_SCHED_INTERLEAVED))
-            meg_arg(&b, "--overlap-moe-expert-parallel-comm");
+        if (st->ep > 1 && pt_job_ep_overlaps(job, st)) meg_arg(&b, "--overlap-moe-expert-parallel-comm");
         meg_arg(&b, "--moe-grouped-gemm");
         if (job->moe_capacity > 0) meg_arg(&b, "--moe-expert-capacity-factor %g", job->moe_capacity);
     }
@@ -413,7 +412,7 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
     if (st->pp_first) meg_arg(&b, "--decoder-first-pipeline-num-layers %d", st->pp_first);
     if (st->pp_last) meg_arg(&b, "--decoder-last-pipeline-num-layers %d", st->pp_last);
     if (st->sp && st->tp > 1) meg_arg(&b, "--sequence-parallel");
-    if (job->tp_comm_overlap && st->sp && st->tp > 1) meg_arg(&b, "--tp-comm-overlap");
+    if (st->tp > 1 && pt_job_tp_overlaps(job, st)) meg_arg(&b, "--tp-comm-overlap");
     if (st->zero >= 1) meg_arg(&b, "--use-distributed-optimizer");
     meg_arg(&b, "--overlap-grad-reduce");
     if (st->zero >= 1) meg_arg(&b, "--overlap-param-gather");
@@ -803,7 +802,7 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     pt_emit_buf_printf(&b, "data_parallel_shard_degree = %lld\n", (long long)shard);
     if (st->zero == 3 && st->pp > 1) pt_emit_buf_printf(&b, "fsdp_reshard_after_forward = \"always\"\n");
     pt_emit_buf_printf(&b, "tensor_parallel_degree = %d\n", st->tp);
-    if (job->tp_comm_overlap && st->tp > 1) pt_emit_buf_printf(&b, "enable_async_tensor_parallel = true\n");
+    if (st->tp > 1 && pt_job_tp_overlaps(job, st)) pt_emit_buf_printf(&b, "enable_async_tensor_parallel = true\n");
     pt_emit_buf_printf(&b, "pipeline_parallel_degree = %d\n", st->pp);
     if (st->pp > 1) {
         pt_emit_buf_printf(&b, "pipeline_parallel_schedule = \"%s\"\n", sched);

@@ -114,14 +114,14 @@ const char *pt_emit_docs(const pt_job *job, char *buf, size_t n)
 
 const char *pt_emit_comm_opts(const pt_job *job, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%s%s%s", job->tp_comm_overlap ? ", tp comm overlap" : "",
-             job->moe_dedup_dispatch ? ", " : "",
-             job->moe_dedup_dispatch ? pt_moe_dispatch_name(job->moe_dedup_dispatch) : "",
-             job->moe_dedup_dispatch ? " dispatcher" : "");
-    if (job->moe_a2a_overlap) {
-        size_t l = strlen(buf);
-        snprintf(buf + l, n - l, ", expert a2a overlap");
-    }
+    size_t l;
+    if (!n) return buf;
+    snprintf(buf, n, "%s", job->tp_comm_overlap ? ", tp comm overlap" : "");
+    l = strlen(buf);
+    if (job->moe_dedup_dispatch)
+        snprintf(buf + l, n - l, ", %s dispatcher", pt_moe_dispatch_name(job->moe_dedup_dispatch));
+    l = strlen(buf);
+    if (job->moe_a2a_overlap) snprintf(buf + l, n - l, ", expert a2a overlap");
     return buf;
 }
 
