@@ -83,21 +83,29 @@ const char *pt_statef_recipe(const char *graph, const char *target, const char *
 /* Evaluation inside the timed run (MLPerf's clock runs from run_start to
  * run_stop and includes every evaluation): the eval set goes forward
  * (`passes` times per sample: 1 to classify, the beam width to translate by
- * beam search), split over all devices, every `every_epochs` epochs, plus a
- * fixed cost per evaluation (gathering, scoring, BLEU on the host). */
+ * beam search), split over all devices, at the listed epochs and then every
+ * `every_epochs` epochs, plus host work per sample on each device (SSD's
+ * per-image box decoding and NMS) and a fixed cost per evaluation
+ * (gathering, scoring, BLEU or COCO's mAP on the host). */
+#define PT_TTT_EVAL_AT_MAX 4
 typedef struct pt_ttt_eval {
     double samples;       /* eval set, e.g. 50000 ImageNet validation images */
     double every_epochs;  /* e.g. 4 for ResNet-50, 1 for GNMT               */
     double passes;        /* forward passes per sample, e.g. 4 (beam 4)    */
     double fixed_s;       /* per evaluation, e.g. 0.2                       */
+    double host_s;        /* host seconds per sample on a device, e.g. 0.0082 */
+    int nat;              /* evaluations at fixed epochs before the period:  */
+    double at[PT_TTT_EVAL_AT_MAX]; /* e.g. 32.75, 43.66 (SSD), the period
+                             then counted from the last; nat 0: every_epochs,
+                             2 every_epochs, ...                            */
 } pt_ttt_eval;
 
 /* The MLPerf evaluation of a built-in graph (0 when none). */
 int pt_ttt_eval_builtin(const char *graph, pt_ttt_eval *out);
 /* Seconds one evaluation takes on all of c's devices. */
 double pt_ttt_eval_s(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, const pt_ttt_eval *e);
-/* Evaluations in a run of `epochs` epochs: one every every_epochs, the last
- * at the end (ceil(epochs / every_epochs)). */
+/* Evaluations in a run of `epochs` epochs: those scheduled before it ends,
+ * and the one that ends it (ceil(epochs / every_epochs) when nat is 0). */
 int pt_ttt_evals(const pt_ttt_eval *e, double epochs);
 
 /* ---- time to train: the one formula ------------------------------------

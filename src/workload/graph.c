@@ -681,6 +681,70 @@ static void build_unet3d(gb *b)
     if (b->st == PT_OK) b->st = pt_unet3d_build(b->g, &cfg, b->d);
 }
 
+/* SSD300 with a ResNet-34 backbone, MLPerf Training's single-stage detector
+ * (v0.5-v1.0; the reference mlcommons/training single_stage_detector/ssd/
+ * ssd300.py, NVIDIA's v0.6 implementation the same network):
+ *  - torchvision's resnet34 up to layer3 (conv4_x), whose first block's
+ *    stride is set to 1, so 300x300 images give a 38x38x256 map;
+ *  - five extra blocks, each a 1x1 convolution and a 3x3 one (with biases
+ *    and ReLU, no batch norm), the first three of stride 2: 19x19x512,
+ *    10x10x512, 5x5x256, then unpadded: 3x3x256, 1x1x256;
+ *  - on each of the six maps a 3x3 location head (4 numbers a default box)
+ *    and a 3x3 class head (81 COCO classes a box), 4, 6, 6, 6, 4 and 4
+ *    default boxes per cell: 8732 boxes.  Each map's two heads are one
+ *    convolution of nd x 85 channels here (the same weights and FLOPs).
+ * The loss (smooth L1 and cross-entropy with hard-negative mining) reads
+ * each map's predictions.  19,972,534 parameters (test_ttt counts them). */
+static void build_ssd_resnet34(gb *b)
+{
+    static const int blocks[3] = {3, 4, 6}, width[3] = {64, 128, 256};
+    static const int ext_mid[5] = {256, 256, 128, 128, 128}, ext_out[5] = {512, 512, 256, 256, 256};
+    static const int nd[6] = {4, 6, 6, 6, 4, 4};
+    char prev[48] = "pool1", feat[6][48];
+    int in_c = 64;
+    b->g->samples_per_epoch = 117266; /* COCO 2017 train images with annotations */
+    pt_strlcpy(b->g->sample, "image", sizeof b->g->sample);
+    add(b, (pt_gspec){.name = "input", .op = PT_G_INPUT, .shape = {3, 300, 300}});
+    conv(b, "conv1", "input", 64, 7, 2, 3);
+    add(b, (pt_gspec){.name = "pool1", .op = PT_G_MAXPOOL, .kernel = 3, .stride = 2, .pad = 1});
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < blocks[s]; k++) {
+            char n1[48], n2[48], ds[48], sum[48];
+            int stride = (k == 0 && s == 1) ? 2 : 1, down = k == 0 && (stride != 1 || in_c != width[s]);
+            snprintf(n1, sizeof n1, "l%d.b%d.conv1", s + 1, k);
+            snprintf(n2, sizeof n2, "l%d.b%d.conv2", s + 1, k);
+            snprintf(ds, sizeof ds, "l%d.b%d.down", s + 1, k);
+            snprintf(sum, sizeof sum, "l%d.b%d.add", s + 1, k);
+            conv(b, n1, prev, width[s], 3, stride, 1);
+            add(b, (pt_gspec){.name = n2, .op = PT_G_CONV, .in = {n1}, .out = width[s], .kernel = 3, .pad = 1,
+                              .bn = 1});
+            if (down)
+                add(b, (pt_gspec){.name = ds, .op = PT_G_CONV, .in = {prev}, .out = width[s], .kernel = 1,
+                                  .stride = stride, .bn = 1});
+            add(b, (pt_gspec){.name = sum, .op = PT_G_ADD, .in = {n2, down ? ds : prev}, .relu = 1});
+            pt_strlcpy(prev, sum, sizeof prev);
+            in_c = width[s];
+        }
+    pt_strlcpy(feat[0], prev, sizeof feat[0]);
+    for (int i = 0; i < 5; i++) {
+        char n1[48];
+        snprintf(n1, sizeof n1, "ext%d.conv1", i + 1);
+        snprintf(feat[i + 1], sizeof feat[i + 1], "ext%d.conv2", i + 1);
+        add(b, (pt_gspec){.name = n1, .op = PT_G_CONV, .in = {feat[i]}, .out = ext_mid[i], .kernel = 1,
+                          .relu = 1});
+        add(b, (pt_gspec){.name = feat[i + 1], .op = PT_G_CONV, .in = {n1}, .out = ext_out[i], .kernel = 3,
+                          .stride = i < 3 ? 2 : 1, .pad = i < 3 ? 1 : 0, .relu = 1});
+    }
+    for (int i = 0; i < 6; i++) {
+        char head[48], loss[48];
+        snprintf(head, sizeof head, "head%d", i + 1);
+        snprintf(loss, sizeof loss, "loss%d", i + 1);
+        add(b, (pt_gspec){.name = head, .op = PT_G_CONV, .in = {feat[i]}, .out = nd[i] * (4 + 81), .kernel = 3,
+                          .pad = 1});
+        add(b, (pt_gspec){.name = loss, .op = PT_G_LOSS, .in = {head}, .classes = 81});
+    }
+}
+
 /* VGG-16 (Simonyan and Zisserman, ICLR 2015, configuration D): thirteen
  * 3x3 convolutions with biases and ReLU (no batch norm), five max-pools,
  * three fully connected layers; 138,357,544 parameters, 15.5 G
@@ -831,6 +895,7 @@ static const struct {
     {"biglstm", build_biglstm},
     {"transformer-big", build_transformer_big},
     {"unet3d-brats", build_unet3d},
+    {"ssd-resnet34", build_ssd_resnet34},
     {"vgg-16", build_vgg16},
     {"mobilenet-v2", build_mobilenet_v2},
     {"vit-large", build_vit_large},

@@ -10,8 +10,8 @@
  * its memory traffic, and the bytes it keeps for the backward pass; the cost
  * of a layer for a micro-batch of b samples is priced in src/cost/graph_cost.c.
  * The built-in graphs (resnet-50, inception-v3, gnmt, biglstm,
- * transformer-big, and for inference vgg-16, mobilenet-v2, vit-large,
- * bert-large) are built by the same code the file reader uses.
+ * transformer-big, unet3d-brats, ssd-resnet34, and for inference vgg-16,
+ * mobilenet-v2, vit-large, bert-large) are built by the same code the file reader uses.
  *
  * Recommendation models (issue 19) add two ops.  `embedding_bag` is one
  * embedding table read by its own sparse feature (it takes no `in`): rows,
