@@ -59,7 +59,7 @@ static void test_spec_catalog_names_present(void **state)
                                        "dgx-b200",   "gb200-nvl72",
                                        /* issue 15 */
                                        "dgx-b300", "gb300-nvl72", "hgx-h800", "grand-teton-h100",
-                                       "gh200-quad"};
+                                       "gh200-quad", "rtx-pro-server", "l40s-server"};
     pt_device dev;
     pt_cluster c;
     pt_diag d;

@@ -88,7 +88,7 @@
 static const char *const cluster_names[] = {
     "dgx-1-v100",       "dgx-2-v100", "dgx-a100-40g", "dgx-a100-80g", "dgx-h100",
     "dgx-h200",         "grand-teton-h100", "gh200-quad", "hgx-h800",  "dgx-b200",
-    "dgx-b300",         "gb200-nvl72", "gb300-nvl72", "rpi4-gbe", "rpi4-wifi5",
+    "dgx-b300",         "gb200-nvl72", "gb300-nvl72", "rtx-pro-server", "l40s-server", "rpi4-gbe", "rpi4-wifi5",
     "orin-nano-wifi6",  "agx-orin-gbe", "phones-wifi6",     "mixed-h100-a100", "mixed-a100-40g-v100",
 };
 #define N_CLUSTERS ((int)(sizeof cluster_names / sizeof cluster_names[0]))
