@@ -106,9 +106,12 @@ typedef struct pt_model {
     int64_t qk_rope;      /* per-head rotary q/k size, e.g. 64               */
     int64_t v_head;       /* per-head value size, e.g. 128                   */
     /* Sliding-window attention (gpt_oss, Mistral): window_layers of the layers
-     * attend to the last `window` tokens only. */
+     * attend to the last `window` tokens only -- or, window_chunked, to the
+     * tokens of their own chunk of `window` (Llama 4's chunked attention:
+     * the sequence cut into chunks, causal inside each). */
     int64_t window;       /* e.g. 128 (0: none)                              */
     int64_t window_layers;/* e.g. 18                                         */
+    int window_chunked;   /* 1: chunks (attention_chunk_size), 0: sliding    */
     /* Rotary position embedding, as the config gives it (rope_theta and
      * rope_scaling, or transformers' newer rope_parameters).  They change
      * neither parameters nor FLOPs; the Megatron export writes them. */

@@ -266,6 +266,40 @@ static void test_window_by_hand(void **state)
                 3.0 * 32 * 8 * dF, 1e-9, "the same against no window at all");
 }
 
+/* Chunked attention (Llama 4) by hand, on llama3-8b's shape with every
+ * layer chunked: at s = 32768 in chunks of c = 8192 each query sees its own
+ * chunk's causal prefix, 4 triangles of 8192^2/2 over 32768 queries = 4096
+ * keys, against 16384 for the whole prefix (and against 8192 - 8192^2/65536
+ * = 7168 for a sliding window of the same 8192).  With a remainder: s =
+ * 20480 is 2 chunks and 4096 tokens, (2 x 8192^2 + 4096^2)/2/20480 = 3686.4
+ * keys.  One layer's attention forward is 536870912 x keys FLOPs at s =
+ * 32768 (test_window_by_hand), so model FLOPs per step (gbs 8) drop by 3 x
+ * 32 x 8 x 536870912 x (16384 - 4096). */
+static void test_chunked_by_hand(void **state)
+{
+    pt_model w = th_model("llama3-8b"), full, slide;
+    double dF = 536870912.0 * (16384.0 - 4096.0), s2 = 20480.0;
+    (void)state;
+    w.window = 8192;
+    w.window_layers = 32;
+    w.window_chunked = 1;
+    full = w;
+    full.window = full.window_layers = 0;
+    full.window_chunked = 0;
+    slide = w;
+    slide.window_chunked = 0;
+    th_near_rel(pt_cost_model_flops(&full, 32768, 8) - pt_cost_model_flops(&w, 32768, 8), 3.0 * 32 * 8 * dF,
+                1e-9, "model FLOPs saved by chunks");
+    th_near_rel(pt_cost_model_flops(&slide, 32768, 8) - pt_cost_model_flops(&w, 32768, 8),
+                3.0 * 32 * 8 * 536870912.0 * (7168.0 - 4096.0), 1e-9, "chunks against a window");
+    /* the remainder: 2 x 32 heads x s2 x 256 x keys per layer forward */
+    th_near_rel(pt_cost_model_flops(&full, 20480, 8) - pt_cost_model_flops(&w, 20480, 8),
+                3.0 * 32 * 8 * 2.0 * 32 * s2 * 256.0 * (s2 / 2.0 - 3686.4), 1e-9, "a partial last chunk");
+    /* c >= s: the whole causal prefix */
+    th_near_rel(pt_cost_model_flops(&w, 8192, 8), pt_cost_model_flops(&full, 8192, 8), 1e-12,
+                "one chunk is the prefix");
+}
+
 /* Context parallelism over a sliding window: at s = 32768 on cp = 8 each
  * rank holds 4096 queries, so a window of 4096 reaches back one chunk and
  * the ring passes K,V once instead of 7 times.  On a network slow enough
@@ -1131,7 +1165,7 @@ int main(void)
         cmocka_unit_test(test_hfu_at_most_one),
         cmocka_unit_test(test_hfu_long_context),
         cmocka_unit_test(test_window_configs),
-        cmocka_unit_test(test_window_by_hand),
+        cmocka_unit_test(test_window_by_hand), cmocka_unit_test(test_chunked_by_hand),
         cmocka_unit_test(test_window_cp_ring),
         cmocka_unit_test(test_korthikanti_table2),
         cmocka_unit_test(test_flash_drops_scores),

@@ -479,6 +479,33 @@ static void test_torchtitan_deepseek_v3(void **state)
     free(out);
 }
 
+/* torchtitan's llama4 flavors: Scout is 17bx16e, Maverick 17bx128e (the
+ * catalog's text models, MoE on every layer / every other); Megatron-LM has
+ * no chunked attention, and torchtitan's llama4 raises for CP. */
+static void test_torchtitan_llama4(void **state)
+{
+    setup s = make("llama4-scout-17b-16e", "dgx-h100", 64, "tp=8 pp=1 ep=8 etp=8 sp=1 zero=3 mbs=1 recompute=full",
+                   512, 8192, PT_BF16);
+    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    (void)state;
+    assert_non_null(strstr(out, "[model]\nname = \"llama4\"\nflavor = \"17bx16e\"\n"));
+    assert_int_equal(toml_int(out, "tensor_parallel_degree"), 8);
+    assert_int_equal(toml_int(out, "expert_parallel_degree"), 8);
+    golden("torchtitan_llama4_scout_tp8.toml", out);
+    free(out);
+    s = make("llama4-maverick-17b-128e", "dgx-h100", 256, "tp=2 pp=1 ep=32 etp=1 sp=1 zero=3 mbs=1 recompute=full",
+             512, 8192, PT_BF16);
+    out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    assert_non_null(strstr(out, "flavor = \"17bx128e\""));
+    free(out);
+    s = make("llama4-maverick-17b-128e", "dgx-h100", 256, "tp=2 pp=1 ep=32 etp=1 sp=1 zero=1 mbs=1 recompute=full",
+             512, 8192, PT_BF16);
+    export_refused(PT_EXPORT_MEGATRON, &s, "model", "chunked attention");
+    s = make("llama4-scout-17b-16e", "dgx-h100", 64, "tp=1 pp=1 cp=2 ep=8 zero=3 mbs=1 recompute=full", 64, 8192,
+             PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "cp", "NotImplementedError");
+}
+
 static void test_refusals_moe(void **state)
 {
     setup s = make("mixtral-8x7b", "dgx-h100", 64, "tp=1 pp=4 ep=8", 256, 4096, PT_BF16);
@@ -985,6 +1012,7 @@ int main(void)
         cmocka_unit_test(test_megatron_deepseek_v3),
         cmocka_unit_test(test_megatron_moe_dispatcher),
         cmocka_unit_test(test_torchtitan_deepseek_v3),
+        cmocka_unit_test(test_torchtitan_llama4),
         cmocka_unit_test(test_refusals_moe),
         cmocka_unit_test(test_megatron_llama3_70b_gqa),
         cmocka_unit_test(test_megatron_llama3_8b_cp_offload_fp8),

@@ -188,6 +188,68 @@ static void test_hf_qwen2(void **state)
     assert_int_equal(pt_model_params(&m), INT64_C(494032768));
 }
 
+/* Llama 4 Scout as the Hub ships it (the vision-language wrapper; its
+ * text_config is read) and Maverick (the catalog's llama4_text config).
+ * By hand, a layer: attention 5120 x 5120 (q, o) x 2 + 5120 x 1024 (k, v)
+ * x 2 = 62,914,560, two RMSNorms 10,240; an expert or the shared expert 3 x
+ * 5120 x 8192 = 125,829,120; the router 5120 x E; a dense layer's MLP 3 x
+ * 5120 x 16384 = 251,658,240.  Embedding and output 2 x 202048 x 5120 =
+ * 2,068,971,520, the final norm 5120.
+ *   Scout, 48 MoE layers of 16 experts: 48 x (62,914,560 + 10,240 + 17 x
+ *   125,829,120 + 81,920) + 2,068,976,640 = 107,769,861,120 (Meta: 109B
+ *   with the vision encoder); active, the shared expert and one routed:
+ *   48 x (62,924,800 + 2 x 125,829,120 + 81,920) + 2,068,976,640 =
+ *   17,172,894,720 (Meta: 17B).
+ *   Maverick, 24 MoE layers of 128 and 24 dense: 24 x (62,924,800 + 129 x
+ *   125,829,120 + 655,360) + 24 x (62,924,800 + 251,658,240) + 2,068,976,640
+ *   = 400,711,848,960 (Meta: 400B).
+ * Chunked attention on 36 of the 48 layers: no_rope_layers [] means the
+ * class default, all but every fourth layer. */
+static void test_hf_llama4(void **state)
+{
+    pt_model m = load("tests/data/hf/llama4-scout.json");
+    pt_diag d;
+    int64_t act = INT64_C(17172894720);
+    (void)state;
+    assert_string_equal(m.family, "llama4");
+    assert_int_equal(m.experts, 16);
+    assert_int_equal(m.topk, 1);
+    assert_int_equal(m.moe_ffn, 8192);
+    assert_int_equal(m.shared_ffn, 8192);
+    assert_int_equal(m.dense_layers, 0);
+    assert_true(m.router_sigmoid && !m.tied_embeddings);
+    assert_int_equal(m.window, 8192);
+    assert_int_equal(m.window_layers, 36);
+    assert_true(m.window_chunked);
+    assert_true(m.rope_theta == 500000.0 && strcmp(m.rope_type, "llama3") == 0 && m.rope_factor == 16.0);
+    assert_int_equal(pt_model_params(&m), INT64_C(107769861120));
+    assert_int_equal(pt_model_active_params(&m), act);
+    assert_int_equal(pt_model_builtin("llama4-maverick-17b-128e", &m, &d), PT_OK);
+    assert_string_equal(m.family, "llama4_text");
+    assert_int_equal(m.dense_layers, 24);
+    assert_int_equal(m.ffn, 16384);
+    assert_int_equal(pt_model_params(&m), INT64_C(400711848960));
+    /* layer_types, where given, says which layers are chunked; moe_layers
+     * which are MoE; a wrapper without its text model is refused */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"llama4_text\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+                                 "\"num_hidden_layers\": 3, \"num_attention_heads\": 4, \"head_dim\": 16, "
+                                 "\"num_local_experts\": 4, \"vocab_size\": 100, \"max_position_embeddings\": 512, "
+                                 "\"moe_layers\": [2], \"attention_chunk_size\": 64, "
+                                 "\"layer_types\": [\"chunked_attention\", \"full_attention\", \"full_attention\"]}",
+                                 NULL, &m, &d), PT_OK);
+    assert_int_equal(m.window_layers, 1);
+    assert_int_equal(m.window, 64);
+    assert_int_equal(m.dense_layers, 2);
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"llama4\", \"vision_config\": {}}", "l4.json", &m, &d),
+                     PT_EINPUT);
+    assert_string_equal(d.field, "text_config");
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"llama4_text\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+                                 "\"num_hidden_layers\": 3, \"num_attention_heads\": 4, \"head_dim\": 16, "
+                                 "\"num_local_experts\": 4, \"vocab_size\": 100, \"max_position_embeddings\": 512, "
+                                 "\"moe_layers\": [3]}", "l4.json", &m, &d), PT_EINPUT);
+    assert_string_equal(d.field, "moe_layers");
+}
+
 /* Gemma 2 9B and Gemma 3 27B (the text model) as on the Hub: head_dim 256
  * and 128 (Gemma 2's 16 heads are 4096 wide on a 3584 hidden size), GeGLU,
  * tied embeddings, the sliding window on every other layer (Gemma 2: 21 of
@@ -808,7 +870,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

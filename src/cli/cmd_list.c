@@ -6,6 +6,7 @@
 #include "workload/recsys.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const cli_opt no_opts[] = {{NULL, NULL, NULL}};
 
@@ -18,10 +19,13 @@ int cmd_models(int argc, char **argv)
 {
     cli_args a;
     int rc;
+    int w = 16; /* the name column: as wide as the longest name */
     if ((rc = cli_parse(&cli_cmd_models, argc, argv, &a)) != CLI_GO) return rc;
+    for (int i = 0; i < pt_model_catalog_count(); i++)
+        if ((int)strlen(pt_model_catalog_name(i)) > w) w = (int)strlen(pt_model_catalog_name(i));
     /* params: all of them; active: what one token uses (MoE: topk of the
      * routed experts); experts: routed experts / per token, and the width */
-    printf("%-16s %9s %9s %7s %7s %6s %5s %7s %8s  %s\n", "name", "params", "active", "layers",
+    printf("%-*s %9s %9s %7s %7s %6s %5s %7s %8s  %s\n", w, "name", "params", "active", "layers",
            "hidden", "heads", "kv", "ffn", "vocab", "experts");
     for (int i = 0; i < pt_model_catalog_count(); i++) {
         pt_model m;
@@ -31,7 +35,7 @@ int cmd_models(int argc, char **argv)
         if (m.experts > 0)
             snprintf(ex, sizeof ex, "%lld top-%lld x %lld%s", (long long)m.experts, (long long)m.topk,
                      (long long)m.moe_ffn, m.shared_ffn > 0 ? " + shared" : "");
-        printf("%-16s %8.2fB %8.2fB %7lld %7lld %6lld %5lld %7lld %8lld  %s\n", m.name,
+        printf("%-*s %8.2fB %8.2fB %7lld %7lld %6lld %5lld %7lld %8lld  %s\n", w, m.name,
                (double)pt_model_params(&m) / 1e9, (double)pt_model_active_params(&m) / 1e9,
                (long long)m.layers, (long long)m.hidden, (long long)m.heads, (long long)m.kv_heads,
                (long long)m.ffn, (long long)m.vocab, ex);

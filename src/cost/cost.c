@@ -240,13 +240,25 @@ static double doc_span(const pt_job *job)
     return (double)(pt_job_doc_len(job) ? pt_job_doc_len(job) : job->seq_len);
 }
 
+/* Keys a query sees when the s tokens are cut into chunks of c, causal
+ * inside each (Llama 4): s = k c + r gives k triangles of c^2/2 and one of
+ * r^2/2 over s queries, (k c^2 + r^2) / 2s (s/2 at c >= s). */
+static double chunk_keys(double s, double c)
+{
+    double k, r;
+    if (c <= 0 || c >= s) return s * CAUSAL_FRACTION;
+    k = floor(s / c), r = s - k * c;
+    return (k * c * c + r * r) * CAUSAL_FRACTION / s;
+}
+
 /* The same averaged over the layers: window_layers of them slide (gpt_oss:
- * half, w = 128; Mistral 7B v0.1: all, w = 4096), the rest attend to the
+ * half, w = 128; Mistral 7B v0.1: all, w = 4096) or attend within their
+ * chunk (Llama 4: three layers in four, c = 8192), the rest attend to the
  * causal prefix. */
 static double attn_len(const pt_model *m, double s)
 {
-    double L = (double)m->layers, wl = (double)m->window_layers;
-    return ((L - wl) * causal_keys(s, 0) + wl * causal_keys(s, (double)m->window)) / L;
+    double L = (double)m->layers, wl = (double)m->window_layers, w = (double)m->window;
+    return ((L - wl) * causal_keys(s, 0) + wl * (m->window_chunked ? chunk_keys(s, w) : causal_keys(s, w))) / L;
 }
 
 /* Probability that a token's topk experts, drawn without repeats from E

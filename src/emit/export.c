@@ -368,6 +368,14 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
             return rs;
         }
     }
+    if (m->window_layers > 0 && m->window_chunked) {
+        free(b.p);
+        return refuse(d, "model", m->name,
+                      "megatron: %s has chunked attention (Llama 4's attention_chunk_size %lld) on %lld of "
+                      "its %lld layers, for which Megatron-LM has no flag; export to torchtitan, whose "
+                      "llama4 model runs it", m->name, (long long)m->window, (long long)m->window_layers,
+                      (long long)m->layers);
+    }
     if (m->window_layers > 0) {
         /* TransformerConfig.window_size (left, right): a causal window of W
          * tokens, the token itself included, is (W-1, 0), as Megatron-Bridge
@@ -616,20 +624,31 @@ static const struct {
     {"405B", 16384, 126, 128, 8, 53248, 128256},
 };
 
-/* torchtitan's MoE models (torchtitan/models/deepseek_v3: deepseekv3_configs
- * has "16B", "236B" and "671B"): written as [model] name = "deepseek_v3". */
+/* torchtitan's MoE models, written as [model] name = "deepseek_v3" or
+ * "llama4": torchtitan/models/deepseek_v3 (deepseekv3_configs has "16B",
+ * "236B" and "671B") and torchtitan/models/llama4 (llama4_configs: "17bx16e",
+ * Scout, every layer MoE; "17bx128e", Maverick, every other; both dim 5120,
+ * 48 layers, top-1 with one shared expert of compute_moe_hidden_dim(5120,
+ * multiple_of 2048, ffn_dim_multiplier 1.2, top_k 1, one shared) = 8192,
+ * the NoPE layer every fourth, the others attending within fixed blocks by
+ * flex attention: the chunked attention priced).  A config's family is its
+ * model_type: llama4 or its text model's llama4_text. */
 static const struct {
     const char *name, *flavor;
     int64_t hidden, layers, experts, topk, moe_ffn;
 } titan_moe[] = {
     {"deepseek_v3", "671B", 7168, 61, 256, 8, 2048},
+    {"llama4", "17bx16e", 5120, 48, 16, 1, 8192},
+    {"llama4", "17bx128e", 5120, 48, 128, 1, 8192},
 };
 
 static const char *titan_moe_flavor(const pt_model *m, const char **name)
 {
-    if (strcmp(m->family, "deepseek_v3") != 0) return NULL;
     for (size_t i = 0; i < sizeof titan_moe / sizeof titan_moe[0]; i++)
-        if (m->hidden == titan_moe[i].hidden && m->layers == titan_moe[i].layers &&
+        if ((strcmp(m->family, titan_moe[i].name) == 0 ||
+             (strncmp(m->family, titan_moe[i].name, strlen(titan_moe[i].name)) == 0 &&
+              strcmp(m->family + strlen(titan_moe[i].name), "_text") == 0)) &&
+            m->hidden == titan_moe[i].hidden && m->layers == titan_moe[i].layers &&
             m->experts == titan_moe[i].experts && m->topk == titan_moe[i].topk &&
             m->moe_ffn == titan_moe[i].moe_ffn) {
             *name = titan_moe[i].name;
@@ -706,9 +725,14 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
     if (!flavor)
         return refuse(d, "model", m->name,
                       "torchtitan has no registered model for %s (its llama3 flavors are 8B, 70B "
-                      "and 405B, its deepseek_v3 flavors 16B, 236B and 671B; register a flavor with "
+                      "and 405B, its deepseek_v3 flavors 16B, 236B and 671B, its llama4 flavors "
+                      "17bx16e and 17bx128e; register a flavor with "
                       "this shape, or export to megatron%s)", m->name,
                       m->experts > 0 ? "" : " or deepspeed");
+    if (m->window_chunked && m->window_layers > 0 && st->cp > 1)
+        return refuse(d, "cp", itoa64(v, sizeof v, st->cp),
+                      "torchtitan's llama4 model raises NotImplementedError for context parallelism "
+                      "(its chunked attention needs FlexAttention, which its CP does not take); use cp=1");
     if (m->experts > 0 && st->etp != 1 && st->etp != st->tp)
         return refuse(d, "etp", itoa64(v, sizeof v, st->etp),
                       "torchtitan cannot express etp=%d: expert_tensor_parallel_degree is either "

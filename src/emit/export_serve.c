@@ -44,6 +44,10 @@ static const struct {
     {"deepseek-v3", "deepseek-ai/DeepSeek-V3"},
     {"deepseek-r1", "deepseek-ai/DeepSeek-R1"},
     {"gpt-oss-120b", "openai/gpt-oss-120b"},
+    {"gpt-oss-20b", "openai/gpt-oss-20b"},
+    {"kimi-k2", "moonshotai/Kimi-K2-Instruct"},
+    {"llama4-scout-17b-16e", "meta-llama/Llama-4-Scout-17B-16E-Instruct"},
+    {"llama4-maverick-17b-128e", "meta-llama/Llama-4-Maverick-17B-128E-Instruct"},
     {"falcon-180b", "tiiuae/falcon-180B"},
     {"gpt-j-6b", "EleutherAI/gpt-j-6b"},
 };

@@ -36,7 +36,11 @@
  *   (pp*vpp of them, 2*pp for the V shapes; the legacy config's
  *   first/last_stage_less_layers count stages, not layers); expert
  *   parallelism with etp = 1 or tp and ep dividing dp_shard*cp*tp
- *   (torchtitan/distributed/parallel_dims.py); bf16 from the config.
+ *   (torchtitan/distributed/parallel_dims.py); bf16 from the config; no
+ *   context parallelism for llama4, whose chunked attention needs
+ *   FlexAttention (its model.py raises NotImplementedError for
+ *   context_parallel_degree > 1: pytorch/torchtitan issue #2468, 2026).
+ * Megatron-LM has no chunked attention, so it does not run Llama 4.
  * Sources: docs/reference/engines-and-formats.md sections a-c, and the
  * files named above.
  * Not here: writing the launch configuration (src/emit/export.c), whose
@@ -79,6 +83,11 @@ const char *pt_engine_label(pt_engine e)
  * precision, whatever the strategy. */
 static const char *job_refusal(pt_engine e, const pt_model *m, const pt_job *job, const char **key)
 {
+    if (e == PT_ENGINE_MEGATRON && m->window_chunked && m->window_layers > 0) {
+        *key = "engine";
+        return "Megatron-LM has no chunked attention (Llama 4's attention_chunk_size); use --engine "
+               "torchtitan, whose llama4 model runs it";
+    }
     if (e == PT_ENGINE_DEEPSPEED && m->experts > 0) {
         *key = "engine";
         return "deepspeed's config cannot carry expert parallelism (DeepSpeed-MoE sets ep_size in the "
@@ -142,6 +151,7 @@ static int admits_rules(pt_engine e, const pt_model *m, const pt_strategy *st)
         if (m->experts > 0 &&
             ((st->etp != 1 && st->etp != st->tp) || (shard * st->cp * st->tp) % st->ep))
             return 0;
+        if (m->window_chunked && st->cp > 1) return 0; /* llama4: no CP with its flex attention */
         return 1;
     }
     case PT_ENGINE_ANY: break;

@@ -12,7 +12,8 @@
  * routed_scaling_factor, n_group / topk_group, norm_topk_prob) are read into
  * the fields the engine exports need.
  * Mixture-of-experts and MLA configs (mixtral, qwen2_moe, qwen3_moe,
- * deepseek_v2, deepseek_v3, glm4_moe, gpt_oss) are read by the readers after
+ * deepseek_v2, deepseek_v3, glm4_moe, gpt_oss, llama4 with its chunked
+ * attention) are read by the readers after
  * read_mpt; partial rotary embeddings (partial_rotary_factor, gpt_neox's
  * rotary_pct) into rope_percent, which the Megatron export writes;
  * hybrid Mamba-2 stacks (nemotron_h: Nemotron-H, Nemotron 3) by
@@ -51,8 +52,9 @@ typedef struct hf {
 
 static const char supported[] = "llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, "
                                 "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, "
-                                "gpt_oss, nemotron_h";
-static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, gpt_oss";
+                                "gpt_oss, llama4, llama4_text, nemotron_h";
+static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, gpt_oss, "
+                                    "llama4";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
 
@@ -920,6 +922,105 @@ static pt_status read_nemotron_h(const hf *h, const char *type, pt_model *m)
     return PT_OK;
 }
 
+/* ---- llama4 ------------------------------------------------------------------
+ * Llama 4 (transformers Llama4TextConfig, configuration_llama4.py; the Hub
+ * configs of Llama-4-Scout-17B-16E and -Maverick-17B-128E): model_type
+ * "llama4" is the vision-language wrapper, whose "text_config" (model_type
+ * "llama4_text") is the language model read here -- the vision encoder is
+ * not priced.  The llama keys, head_dim 128, tie_word_embeddings false, and:
+ *  - MoE on the layers moe_layers lists, by default every
+ *    interleave_moe_layer_step-th (range(step - 1, layers, step): Scout 1,
+ *    all; Maverick 2, the odd ones); each has num_local_experts routed
+ *    experts and one shared expert, all of intermediate_size, top-1
+ *    (num_experts_per_tok) with sigmoid scores (Llama4Router); the other
+ *    layers a dense MLP of intermediate_size_mlp.  Partita places those
+ *    dense layers first, as for qwen2_moe's sparse steps;
+ *  - chunked attention on the layers layer_types marks "chunked_attention",
+ *    or where it is absent those no_rope_layers marks 1 (they use RoPE),
+ *    by default all but every fourth (no_rope_layer_interval 4: (i + 1) % 4
+ *    != 0); the chunk is attention_chunk_size (default 8192); the fourth
+ *    layers attend to the whole causal prefix without RoPE;
+ *  - use_qk_norm's L2 norms have no weights. */
+static pt_status read_llama4(const hf *h, const char *type, pt_model *m)
+{
+    hf t;
+    char path[256];
+    const json_t *lt, *nr, *ml;
+    int64_t step = 1, chunk = 8192, moe = 0;
+    int found = 0;
+    if (strcmp(type, "llama4") == 0) {
+        TRY(get_obj(h, "text_config", &t, path, sizeof path));
+        if (!t.obj)
+            return key_err(h, "text_config", "is missing: a llama4 config holds its language model there");
+        h = &t;
+    }
+    TRY(read_llama(h, "llama", m));
+    if (!json_object_get(h->obj, "head_dim")) { /* Llama4TextConfig: head_dim 128 */
+        m->head_dim = 128;
+        TRY(heads_shape(h, m, "num_attention_heads", "hidden_size", "num_key_value_heads", 1));
+    }
+    TRY(moe_counts(h, m, 1));
+    m->moe_ffn = m->shared_ffn = m->ffn;
+    m->ffn = 16384; /* intermediate_size_mlp's default */
+    TRY(get_pos(h, "intermediate_size_mlp", 0, &m->ffn, NULL));
+    TRY(get_pos(h, "interleave_moe_layer_step", 0, &step, NULL));
+    ml = json_object_get(h->obj, "moe_layers");
+    if (ml && !json_is_null(ml)) {
+        if (!json_is_array(ml)) return key_err(h, "moe_layers", "is not a list of layer numbers");
+        for (size_t k = 0; k < json_array_size(ml); k++) {
+            const json_t *e = json_array_get(ml, k);
+            if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) >= m->layers)
+                return key_err(h, "moe_layers", "holds %s, not a layer number in [0, %lld)",
+                               json_is_integer(e) ? "a number out of range" : "something else",
+                               (long long)m->layers);
+            moe++;
+        }
+    } else {
+        moe = (m->layers - (step - 1) + step - 1) / step; /* len(range(step - 1, layers, step)) */
+        if (step > m->layers) moe = 0;
+    }
+    if (moe == 0)
+        return key_err(h, ml && !json_is_null(ml) ? "moe_layers" : "interleave_moe_layer_step",
+                       "leaves no MoE layer (num_hidden_layers=%lld)", (long long)m->layers);
+    m->dense_layers = m->layers - moe;
+    m->router_sigmoid = 1;
+    /* chunked attention */
+    TRY(get_pos(h, "attention_chunk_size", 0, &chunk, &found));
+    m->window = chunk;
+    m->window_layers = 0;
+    lt = json_object_get(h->obj, "layer_types");
+    nr = json_object_get(h->obj, "no_rope_layers");
+    if (lt && !json_is_null(lt)) {
+        if (!json_is_array(lt) || (int64_t)json_array_size(lt) != m->layers)
+            return key_err(h, "layer_types", "is not a list of num_hidden_layers=%lld layer types",
+                           (long long)m->layers);
+        for (size_t i = 0; i < json_array_size(lt); i++) {
+            const char *v = json_string_value(json_array_get(lt, i));
+            if (!v || (strcmp(v, "chunked_attention") && strcmp(v, "full_attention")))
+                return key_err(h, "layer_types", "holds a value that is not \"chunked_attention\" "
+                               "or \"full_attention\"");
+            m->window_layers += strcmp(v, "chunked_attention") == 0;
+        }
+    } else if (nr && json_is_array(nr) && json_array_size(nr) > 0) {
+        if ((int64_t)json_array_size(nr) != m->layers)
+            return key_err(h, "no_rope_layers", "is not a list of num_hidden_layers=%lld flags",
+                           (long long)m->layers);
+        for (size_t i = 0; i < json_array_size(nr); i++) {
+            const json_t *e = json_array_get(nr, i);
+            if (!json_is_integer(e) || (json_integer_value(e) != 0 && json_integer_value(e) != 1))
+                return key_err(h, "no_rope_layers", "holds a value that is not 0 or 1");
+            m->window_layers += json_integer_value(e) == 1;
+        }
+    } else if (nr && !json_is_null(nr) && !json_is_array(nr)) {
+        return key_err(h, "no_rope_layers", "is not a list of 0/1 flags");
+    } else {
+        for (int64_t i = 0; i < m->layers; i++) m->window_layers += (i + 1) % 4 != 0;
+    }
+    m->window_chunked = 1;
+    if (m->window_layers == 0) m->window = m->window_chunked = 0;
+    return PT_OK;
+}
+
 /* ---- dispatch -------------------------------------------------------------- */
 
 typedef pt_status (*hf_reader)(const hf *h, const char *type, pt_model *m);
@@ -935,7 +1036,7 @@ static const struct {
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
     {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
-    {"glm4_moe", read_glm4_moe, 1},
+    {"glm4_moe", read_glm4_moe, 1},   {"llama4", read_llama4, 1},      {"llama4_text", read_llama4, 1},
 };
 
 /* Mixture-of-experts model types Partita cannot read yet. */

@@ -76,6 +76,7 @@ static const char *const names[] = {
     "llama3.1-8b",   "llama3.3-70b",  "deepseek-r1", "falcon-180b", "gpt-j-6b", /* serving (issue 16) */
     "gpt-oss-20b",   "kimi-k2", /* NeMo AutoModel's benchmarks (issue 15) */
     "nemotron-v3-nano-30b-a3b", "nemotron-v3-super-120b-a12b", /* hybrid Mamba-2 (issue 15) */
+    "llama4-scout-17b-16e", "llama4-maverick-17b-128e",
 };
 
 #define NNAMES ((int)(sizeof names / sizeof names[0]))

@@ -244,4 +244,16 @@ if grep -q '^ 1  .*offload=' "$tmp/off.out"; then
 else
     grep -q '^note: #1 offloads' "$tmp/off.out" && bad "plan: an offload note without an offloading #1"
 fi
+# Llama 4 (chunked attention): Megatron-LM cannot run it, so the default
+# engine says why (exit 2); torchtitan's llama4 takes it without context
+# parallelism, and the plan ranked first is what --export writes
+$P plan llama4-scout-17b-16e --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 8192 >"$tmp/l4" 2>&1
+[ $? -eq 2 ] || bad "llama4 under --engine megatron: exit status not 2"
+grep -q "Megatron-LM has no chunked attention" "$tmp/l4" || bad "llama4 under megatron: $(cat "$tmp/l4")"
+$P plan llama4-scout-17b-16e --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 32768 --engine torchtitan \
+    --json --top 5 >"$tmp/l4.json" 2>"$tmp/err" || bad "plan llama4 --engine torchtitan: $(cat "$tmp/err")"
+grep '"cp"' "$tmp/l4.json" | grep -qv '"cp": 1' && bad "llama4 under torchtitan: a plan with cp > 1"
+$P plan llama4-scout-17b-16e --cluster dgx-h100 --gpus 64 --global-batch 512 --seq-len 32768 \
+    --export torchtitan >"$tmp/l4.toml" 2>"$tmp/err" || bad "plan llama4 --export torchtitan: $(cat "$tmp/err")"
+grep -q '^flavor = "17bx16e"$' "$tmp/l4.toml" || bad "llama4 export: no 17bx16e flavor: $(cat "$tmp/l4.toml")"
 exit $fail
