@@ -105,6 +105,14 @@ typedef struct pt_model {
     int64_t qk_nope;      /* per-head q/k size without rotary part, e.g. 128 */
     int64_t qk_rope;      /* per-head rotary q/k size, e.g. 64               */
     int64_t v_head;       /* per-head value size, e.g. 128                   */
+    /* DeepSeek Sparse Attention (DeepSeek-V3.2): a lightning indexer of
+     * index_heads x index_head_dim (replicated, scoring every earlier key in
+     * fp8) picks index_topk keys per query, and MLA attends to those only,
+     * in its MQA form (keys kv_lora + qk_rope wide, values kv_lora wide).
+     * index_topk 0: dense attention. */
+    int64_t index_topk;   /* e.g. 2048                                       */
+    int64_t index_heads;  /* e.g. 64                                         */
+    int64_t index_head_dim; /* e.g. 128                                      */
     /* Sliding-window attention (gpt_oss, Mistral): window_layers of the layers
      * attend to the last `window` tokens only -- or, window_chunked, to the
      * tokens of their own chunk of `window` (Llama 4's chunked attention:

@@ -300,6 +300,31 @@ static void test_chunked_by_hand(void **state)
                 "one chunk is the prefix");
 }
 
+/* DeepSeek Sparse Attention by hand: deepseek-v3.2 against the same model
+ * dense (index_topk 0, which also drops the indexer's 13,959,424 params a
+ * layer, 256 of them its key norm) at s = 32768, per token per layer in
+ * model FLOPs (x6 forward and backward):
+ *   dense MLA core: 6 x 16384 keys x 128 heads x (192 + 128) = 4.0265e9
+ *   DSA core, MQA form: 6 x (2048 - 2048^2/65536 = 1984) keys x 128 x
+ *     (576 + 512) = 1.6577e9
+ *   indexer scores: 3 x 2 x 64 heads x 128 x 16384 keys = 8.0531e8
+ *   indexer projections: 6 x 13,959,168 = 8.3755e7
+ * times 61 layers, 32768 tokens and gbs 4. */
+static void test_dsa_by_hand(void **state)
+{
+    pt_model s = th_model("deepseek-v3.2"), d;
+    double dense = 6.0 * 16384 * 128 * 320, core = 6.0 * 1984 * 128 * 1088, idx = 3.0 * 2 * 64 * 128 * 16384;
+    double proj = 6.0 * 13959168.0;
+    (void)state;
+    d = s;
+    d.index_topk = d.index_heads = d.index_head_dim = 0;
+    th_near_rel(pt_cost_model_flops(&d, 32768, 4) - pt_cost_model_flops(&s, 32768, 4),
+                (dense - core - idx - proj) * 61 * 32768 * 4, 1e-9, "model FLOPs DSA saves at 32k");
+    /* under topk keys of context, the sparse core is the MQA form of the
+     * dense one: 1088 against 320 FLOPs a key, and the indexer on top */
+    assert_true(pt_cost_model_flops(&s, 2048, 4) > pt_cost_model_flops(&d, 2048, 4));
+}
+
 /* Context parallelism over a sliding window: at s = 32768 on cp = 8 each
  * rank holds 4096 queries, so a window of 4096 reaches back one chunk and
  * the ring passes K,V once instead of 7 times.  On a network slow enough
@@ -1165,7 +1190,7 @@ int main(void)
         cmocka_unit_test(test_hfu_at_most_one),
         cmocka_unit_test(test_hfu_long_context),
         cmocka_unit_test(test_window_configs),
-        cmocka_unit_test(test_window_by_hand), cmocka_unit_test(test_chunked_by_hand),
+        cmocka_unit_test(test_window_by_hand), cmocka_unit_test(test_chunked_by_hand), cmocka_unit_test(test_dsa_by_hand),
         cmocka_unit_test(test_window_cp_ring),
         cmocka_unit_test(test_korthikanti_table2),
         cmocka_unit_test(test_flash_drops_scores),

@@ -506,6 +506,22 @@ static void test_torchtitan_llama4(void **state)
     export_refused(PT_EXPORT_TORCHTITAN, &s, "cp", "NotImplementedError");
 }
 
+/* DeepSeek-V3.2's sparse attention: Megatron-Core's "dsa" variant with the
+ * indexer's shape; torchtitan's deepseek_v3 has none. */
+static void test_megatron_dsa(void **state)
+{
+    setup s = make("deepseek-v3.2", "dgx-h100", 1024, "tp=2 pp=16 ep=64 etp=1 mbs=1", 8192, 4096, PT_BF16);
+    char *out = export_ok(PT_EXPORT_MEGATRON, &s);
+    (void)state;
+    assert_non_null(strstr(out, "--experimental-attention-variant dsa"));
+    assert_non_null(strstr(out, "--dsa-indexer-n-heads 64"));
+    assert_non_null(strstr(out, "--dsa-indexer-head-dim 128"));
+    assert_non_null(strstr(out, "--dsa-indexer-topk 2048"));
+    free(out);
+    s = make("deepseek-v3.2", "dgx-h100", 64, "tp=1 pp=1 ep=8 zero=3 mbs=1 recompute=full", 64, 4096, PT_BF16);
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "model", "no sparse attention");
+}
+
 static void test_refusals_moe(void **state)
 {
     setup s = make("mixtral-8x7b", "dgx-h100", 64, "tp=1 pp=4 ep=8", 256, 4096, PT_BF16);
@@ -1013,6 +1029,7 @@ int main(void)
         cmocka_unit_test(test_megatron_moe_dispatcher),
         cmocka_unit_test(test_torchtitan_deepseek_v3),
         cmocka_unit_test(test_torchtitan_llama4),
+        cmocka_unit_test(test_megatron_dsa),
         cmocka_unit_test(test_refusals_moe),
         cmocka_unit_test(test_megatron_llama3_70b_gqa),
         cmocka_unit_test(test_megatron_llama3_8b_cp_offload_fp8),

@@ -47,6 +47,30 @@ static void test_kv_bytes(void **state)
     th_near_rel(pt_infer_kv_bytes_per_token(&l70, PT_Q_FP8), 163840.0, 1e-12, "llama3-70b fp8");
     /* MLA: 61 layers x (kv_lora 512 + qk_rope 64) x 2 bytes = 70,272 */
     th_near_rel(pt_infer_kv_bytes_per_token(&ds, PT_Q_BF16), 70272.0, 1e-12, "deepseek-v3 latent");
+    /* DSA (DeepSeek-V3.2) adds the indexer's key, 128 fp8 values and an
+     * fp32 scale: 61 x (1152 + 132) = 78,324 */
+    ds = th_model("deepseek-v3.2");
+    th_near_rel(pt_infer_kv_bytes_per_token(&ds, PT_Q_BF16), 78324.0, 1e-12, "deepseek-v3.2 latent and index keys");
+}
+
+/* DSA in serving: past index_topk tokens of context a decode step's
+ * attention reads topk latents, not all, so a long-context decode is
+ * cheaper than V3's; at 1k tokens of context both read everything, and
+ * V3.2 pays only its indexer on top. */
+static void test_dsa_decode(void **state)
+{
+    pt_model v3 = th_model("deepseek-v3"), v32 = th_model("deepseek-v3.2");
+    pt_cluster c = th_cluster("dgx-h200", 8);
+    pt_infer_cfg cfg = roofline_cfg(8);
+    pt_infer_batch lng = pt_infer_batch_decode(64, 65536.0), shrt = pt_infer_batch_decode(64, 1024.0);
+    pt_infer_time a, b;
+    (void)state;
+    pt_infer_step(&v3, &c, &cfg, &lng, &a);
+    pt_infer_step(&v32, &c, &cfg, &lng, &b);
+    if (!(b.attn_s < 0.25 * a.attn_s)) fail_msg("64k context: V3.2 attention %g s, V3 %g s", b.attn_s, a.attn_s);
+    pt_infer_step(&v3, &c, &cfg, &shrt, &a);
+    pt_infer_step(&v32, &c, &cfg, &shrt, &b);
+    assert_true(b.attn_s >= a.attn_s && b.attn_s < 1.5 * a.attn_s);
 }
 
 static void test_kv_split_by_tp(void **state)
@@ -196,6 +220,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kv_bytes),
+        cmocka_unit_test(test_dsa_decode),
         cmocka_unit_test(test_kv_split_by_tp),
         cmocka_unit_test(test_decode_batch1_memory_bound),
         cmocka_unit_test(test_decode_grows_with_kv),

@@ -250,6 +250,35 @@ static void test_hf_llama4(void **state)
     assert_string_equal(d.field, "moe_layers");
 }
 
+/* DeepSeek-V3.2 (model_type deepseek_v32): V3 plus an indexer a layer,
+ * wq_b 1536 x 64 x 128 = 12,582,912, wk 7168 x 128 = 917,504, k_norm 256,
+ * weights_proj 7168 x 64 = 458,752: 13,959,424, 61 of them 851,524,864
+ * more than deepseek-v3; the index keys default to the release's values. */
+static void test_hf_deepseek_v32(void **state)
+{
+    pt_model s = th_model("deepseek-v3.2"), v3 = th_model("deepseek-v3"), m;
+    pt_diag d;
+    (void)state;
+    assert_int_equal(s.index_topk, 2048);
+    assert_int_equal(s.index_heads, 64);
+    assert_int_equal(s.index_head_dim, 128);
+    assert_int_equal(pt_model_params(&s) - pt_model_params(&v3), INT64_C(851524864));
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"deepseek_v32\", \"hidden_size\": 256, \"intermediate_size\": 512, "
+                                 "\"moe_intermediate_size\": 64, \"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
+                                 "\"n_routed_experts\": 8, \"n_group\": 1, \"topk_group\": 1, \"vocab_size\": 100, "
+                                 "\"max_position_embeddings\": 4096, \"q_lora_rank\": 64, \"kv_lora_rank\": 32, "
+                                 "\"qk_nope_head_dim\": 16, \"qk_rope_head_dim\": 8, \"v_head_dim\": 16}",
+                                 NULL, &m, &d), PT_OK);
+    assert_true(m.index_topk == 2048 && m.index_heads == 64 && m.index_head_dim == 128);
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"deepseek_v32\", \"hidden_size\": 256, \"intermediate_size\": 512, "
+                                 "\"moe_intermediate_size\": 64, \"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
+                                 "\"n_routed_experts\": 8, \"n_group\": 1, \"topk_group\": 1, \"vocab_size\": 100, "
+                                 "\"max_position_embeddings\": 4096, \"q_lora_rank\": 64, \"kv_lora_rank\": 32, "
+                                 "\"qk_nope_head_dim\": 16, \"qk_rope_head_dim\": 8, \"v_head_dim\": 16, "
+                                 "\"index_topk\": 0}", "v32.json", &m, &d), PT_EINPUT);
+    assert_string_equal(d.field, "index_topk");
+}
+
 /* Gemma 2 9B and Gemma 3 27B (the text model) as on the Hub: head_dim 256
  * and 128 (Gemma 2's 16 heads are 4096 wide on a 3584 hidden size), GeGLU,
  * tied embeddings, the sliding window on every other layer (Gemma 2: 21 of
@@ -870,7 +899,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_deepseek_v32),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

@@ -258,6 +258,9 @@ static double chunk_keys(double s, double c)
 static double attn_len(const pt_model *m, double s)
 {
     double L = (double)m->layers, wl = (double)m->window_layers, w = (double)m->window;
+    /* DeepSeek Sparse Attention: query i attends to min(i, topk) keys on
+     * every layer, the count of a sliding window of topk */
+    if (m->index_topk > 0) return causal_keys(s, (double)m->index_topk);
     return ((L - wl) * causal_keys(s, 0) + wl * (m->window_chunked ? chunk_keys(s, w) : causal_keys(s, w))) / L;
 }
 
@@ -549,6 +552,27 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
             linear(h, h->peak, eb, T, hd, at * dv, &f, &bw);
             o->flops_f = 2.0 * T * ((ql > 0 ? hd * ql + ql * at * dqk : hd * at * dqk) + hd * (kl + rope) +
                                     kl * at * ((double)m->qk_nope + dv) + at * dv * hd);
+            if (m->index_topk > 0) {
+                /* DSA (DeepSeek-V3.2 report, section 2.1): MLA in its MQA
+                 * form, the up-projections absorbed into the query and the
+                 * output (the same per-token FLOPs as above), so each of
+                 * the topk keys is the kv_lora + rope latent and each value
+                 * the kv_lora latent; the lightning indexer, replicated
+                 * over tp (plain Linear layers in DeepSeek's model.py):
+                 * its projections, and its scores against every earlier
+                 * key in fp8, I = sum_j w_j ReLU(q_j . k), trained through
+                 * its own loss (backward twice the forward) */
+                double hi = (double)m->index_heads, di = (double)m->index_head_dim, iq = ql > 0 ? ql : hd;
+                double isc = 2.0 * b * hi * sq * di * causal_keys(D, 0);
+                double r8 = c->dev.tflops_fp8 > 0 ? pt_device_tflops(&c->dev, PT_BF16) / c->dev.tflops_fp8 : 1.0;
+                linear(h, h->peak, eb, T, hi * di, iq, &f, &bw);
+                linear(h, h->peak, eb, T, di + hi, hd, &f, &bw);
+                o->flops_f += 2.0 * T * (iq * hi * di + hd * (di + hi)) + isc;
+                attn_f += pt_roofline_flash_s(h, isc * r8, D);
+                attn_b += 2.0 * pt_roofline_flash_s(h, isc * r8, D);
+                dqk = kl + rope;
+                dv = kl;
+            }
         } else {
             linear(h, h->peak, eb, T, (at + 2 * kt) * d, hd, &f, &bw);
             linear(h, h->peak, eb, T, hd, at * d, &f, &bw);
@@ -567,10 +591,12 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
             o->flops_f += 2.0 * T * hd * ft * (m->gated_mlp ? 3 : 2);
             ewf += T * ft * (m->gated_mlp ? 6.0 : 4.0);
         }
-        /* attention core: same as below with MLA's widths and the window */
+        /* attention core: same as below with MLA's widths and the window
+         * (DSA: a sparse kernel's tiles span at most topk keys) */
         if (job->flash_attention) { /* a varlen kernel's tiles span one document */
-            attn_f = pt_roofline_flash_s(h, fl, D);
-            attn_b = pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, D);
+            double span = m->index_topk > 0 && (double)m->index_topk < D ? (double)m->index_topk : D;
+            attn_f += pt_roofline_flash_s(h, fl, span);
+            attn_b += pt_roofline_flash_s(h, FLASH_BWD_FACTOR * fl, span);
             o->flops_rc += (FLASH_BWD_FACTOR - 2.0) * fl; /* QK^T again in the backward */
             exec_attn_f = fl;
         } else {
@@ -579,9 +605,10 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
             o->flops_rc += 3.0 * (exec_attn_f - fl);
             double smf = (4.0 + (m->dropout ? 5.0 : 0.0)) * score;
             double smb = (6.0 + (m->dropout ? 5.0 : 0.0)) * score;
-            attn_f = pt_roofline_gemm_s(h, h->peak16, sq, s, dqk, b * at, 2.0) +
-                     pt_roofline_gemm_s(h, h->peak16, sq, dv, s, b * at, 2.0) + pt_roofline_ew_s(h, smf);
-            attn_b = 2.0 * (attn_f - pt_roofline_ew_s(h, smf)) + pt_roofline_ew_s(h, smb);
+            double core = pt_roofline_gemm_s(h, h->peak16, sq, s, dqk, b * at, 2.0) +
+                          pt_roofline_gemm_s(h, h->peak16, sq, dv, s, b * at, 2.0);
+            attn_f += core + pt_roofline_ew_s(h, smf);
+            attn_b += 2.0 * core + pt_roofline_ew_s(h, smb);
         }
         ewf += Te * hd * (2 * 4.0 + 2 * (m->dropout ? 7.0 : 6.0)) +
                (m->learned_pos ? 0.0 : T * (at + kt) * d * 4.0) +
@@ -1119,8 +1146,10 @@ int64_t pt_cost_layer_activation_bytes(const pt_model *m, const pt_job *job, con
 }
 
 /* Model FLOPs of one step with `keys` the keys per query per layer (the
- * layers' average): the causal count (attn_len) or the full square (s). */
-static double model_flops(const pt_model *m, double s, double keys, int64_t global_batch)
+ * layers' average): the causal count (attn_len) or the full square (s);
+ * span the tokens a query's document holds (DSA's indexer scores the
+ * causal prefix of it). */
+static double model_flops(const pt_model *m, double s, double keys, double span, int64_t global_batch)
 {
     /* Narayanan et al. SC'21 eq. 3 without recompute, generalised:
      * 6 FLOPs per parameter of every GEMM per token (forward 2, backward 4),
@@ -1147,14 +1176,20 @@ static double model_flops(const pt_model *m, double s, double keys, int64_t glob
          * experts, shared experts, router); MLA: q.k width qk_nope+qk_rope,
          * value width v_head. */
         double L = (double)m->layers, nmoe = (double)pt_model_moe_layers(m);
-        double norms = (m->norm_bias ? 4.0 : 2.0) * h;
+        double norms = (m->norm_bias ? 4.0 : 2.0) * h + (m->index_topk > 0 ? 2.0 * (double)m->index_head_dim : 0.0);
         double attn = (double)pt_model_attn_params(m) - norms;
         double dense = (double)pt_model_dense_mlp_params(m);
         double moe = (double)m->topk * (double)(m->gated_mlp ? 3 : 2) * h * (double)m->moe_ffn +
                      (double)(m->gated_mlp ? 3 : 2) * h * (double)m->shared_ffn + (double)m->experts * h;
         double dqk = m->mla ? (double)(m->qk_nope + m->qk_rope) : d, dv = m->mla ? (double)m->v_head : d;
+        double idx = 0; /* DSA: the indexer's scores; its projections are in attn */
+        if (m->mla && m->index_topk > 0) {
+            dqk = (double)(m->kv_lora + m->qk_rope), dv = (double)m->kv_lora;
+            idx = 2.0 * (double)m->index_heads * (double)m->index_head_dim * causal_keys(span, 0);
+        }
         lin = L * attn + (L - nmoe) * dense + nmoe * moe;
-        per_tok = 6.0 * lin + 6.0 * L * keys * (double)m->heads * (dqk + dv) + 6.0 * (double)m->vocab * h;
+        per_tok = 6.0 * lin + 6.0 * L * keys * (double)m->heads * (dqk + dv) + 3.0 * L * idx +
+                  6.0 * (double)m->vocab * h;
         return per_tok * s * (double)global_batch;
     }
     lin = h * ((double)(m->heads + 2 * m->kv_heads) * d + (double)m->heads * d) +
@@ -1166,17 +1201,17 @@ static double model_flops(const pt_model *m, double s, double keys, int64_t glob
 
 double pt_cost_model_flops(const pt_model *m, int64_t seq_len, int64_t global_batch)
 {
-    return model_flops(m, (double)seq_len, attn_len(m, (double)seq_len), global_batch);
+    return model_flops(m, (double)seq_len, attn_len(m, (double)seq_len), (double)seq_len, global_batch);
 }
 
 double pt_cost_job_model_flops(const pt_model *m, const pt_job *job, int64_t global_batch)
 {
-    return model_flops(m, (double)job->seq_len, attn_len(m, doc_span(job)), global_batch);
+    return model_flops(m, (double)job->seq_len, attn_len(m, doc_span(job)), doc_span(job), global_batch);
 }
 
 double pt_cost_model_flops_full_square(const pt_model *m, int64_t seq_len, int64_t global_batch)
 {
-    return model_flops(m, (double)seq_len, (double)seq_len, global_batch);
+    return model_flops(m, (double)seq_len, (double)seq_len, (double)seq_len, global_batch);
 }
 
 /* Layers on a stage: the first, a middle one, or the last (pp == 1: all). */

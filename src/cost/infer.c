@@ -186,11 +186,19 @@ pt_infer_batch pt_infer_batch_decode(double n, double ctx)
     return b;
 }
 
+/* DSA's indexer keeps a key per token per layer too: index_head_dim fp8
+ * values and an fp32 scale per 128 (DeepSeek-V3.2 model.py, k_cache and
+ * k_scale_cache), whatever the KV dtype. */
+static double index_kv_bytes(const pt_model *m)
+{
+    return m->index_topk > 0 ? (double)m->index_head_dim * (1.0 + 4.0 / 128.0) : 0.0;
+}
+
 double pt_infer_kv_bytes_per_token(const pt_model *m, pt_qtype kvq)
 {
     double per_layer = m->mla ? (double)(m->kv_lora + m->qk_rope)
                               : 2.0 * (double)m->kv_heads * (double)m->head_dim;
-    return per_layer * (double)m->layers * pt_infer_qbytes(kvq);
+    return (per_layer * pt_infer_qbytes(kvq) + index_kv_bytes(m)) * (double)m->layers;
 }
 
 /* KV bytes one device holds per token of one of its sequences, per layer. */
@@ -198,7 +206,7 @@ static double kv_layer_dev(const pt_model *m, const pt_infer_cfg *cfg)
 {
     double b = pt_infer_qbytes(cfg->kvq);
     double share;
-    if (m->mla) return (double)(m->kv_lora + m->qk_rope) * b; /* the latent: every rank a copy */
+    if (m->mla) return (double)(m->kv_lora + m->qk_rope) * b + index_kv_bytes(m); /* the latent: every rank a copy */
     if (cfg->attn_dp || cfg->dwdp) return 2.0 * (double)m->kv_heads * (double)m->head_dim * b;
     share = (double)m->kv_heads / (double)cfg->tp; /* seq_par keeps TP's layout */
     if (share < 1.0) share = 1.0;
@@ -304,6 +312,23 @@ static void layer_cost(const pt_model *m, const pt_cluster *c, const pt_infer_cf
     }
     qk = m->mla ? (double)(m->qk_nope + m->qk_rope) : (double)m->head_dim;
     vd = m->mla ? (double)m->v_head : (double)m->head_dim;
+    if (m->index_topk > 0) {
+        /* DSA: the indexer scores every earlier token (fp8, all its heads on
+         * every rank) and reads its keys; MLA attends to the topk it picks,
+         * in its MQA form (prefill too: kv_lora + rope keys, kv_lora values) */
+        double k = (double)m->index_topk, hi = (double)m->index_heads, di = (double)m->index_head_dim;
+        double r8 = c->dev.tflops_fp8 > 0 ? pt_device_tflops(&c->dev, PT_BF16) / c->dev.tflops_fp8 : 1.0;
+        double ip = 2.0 * hi * di * (pairs_dev + ctx_dev), span;
+        o->attn += ip * r8 / (r->peak16 * r->attn_eff);
+        o->attn += pt_roofline_ew_s(r, ctx_dev * index_kv_bytes(m));
+        /* prefill: queries whose prefix spans 2 pairs/tokens on average see
+         * min(i, k) keys, k - k^2/2span each (cost.c's causal_keys) */
+        span = b->prefill_tokens > 0 ? 2.0 * b->prefill_pairs / b->prefill_tokens : 0.0;
+        if (pairs_dev > 0 && span > k) pairs_dev *= (k - k * k / (2.0 * span)) / (span / 2.0);
+        if (b->decode_seqs > 0 && b->decode_ctx / b->decode_seqs > k)
+            ctx_dev *= k / (b->decode_ctx / b->decode_seqs);
+        qk = (double)(m->kv_lora + m->qk_rope), vd = (double)m->kv_lora;
+    }
     if (pairs_dev > 0) {
         double seq = 2.0 * b->prefill_pairs / (b->prefill_tokens > 0 ? b->prefill_tokens : 1.0);
         o->attn += pt_roofline_flash_s(r, 2.0 * heads_dev * (qk + vd) * pairs_dev, seq);
@@ -315,7 +340,7 @@ static void layer_cost(const pt_model *m, const pt_cluster *c, const pt_infer_cf
         fl = m->mla ? 2.0 * heads_dev * (double)(2 * m->kv_lora + m->qk_rope) * ctx_dev
                     : 2.0 * heads_dev * (qk + vd) * ctx_dev;
         tc = fl / (r->peak16 * r->attn_eff);
-        tm = pt_roofline_ew_s(r, ctx_dev * kv_layer_dev(m, cfg));
+        tm = pt_roofline_ew_s(r, ctx_dev * (kv_layer_dev(m, cfg) - index_kv_bytes(m))); /* DSA's keys: above */
         o->attn += tc > tm ? tc : tm;
     }
     /* element-wise: two norms (read + write h), two residual adds (2 reads,

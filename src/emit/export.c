@@ -316,6 +316,17 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
         meg_arg(&b, "--qk-pos-emb-head-dim %lld", (long long)m->qk_rope);
         meg_arg(&b, "--v-head-dim %lld", (long long)m->v_head);
         meg_arg(&b, "--qk-layernorm");
+        if (m->index_topk > 0) {
+            /* DeepSeek Sparse Attention (Megatron-Core's experimental
+             * variant "dsa"); the price trains the indexer through its own
+             * loss, at the coefficient Megatron-LM's DeepSeek-V4 recipes
+             * use (examples/moe_recipes: dsa_indexer_loss_coeff 1e-2) */
+            meg_arg(&b, "--experimental-attention-variant dsa");
+            meg_arg(&b, "--dsa-indexer-n-heads %lld", (long long)m->index_heads);
+            meg_arg(&b, "--dsa-indexer-head-dim %lld", (long long)m->index_head_dim);
+            meg_arg(&b, "--dsa-indexer-topk %lld", (long long)m->index_topk);
+            meg_arg(&b, "--dsa-indexer-loss-coeff 0.01");
+        }
     }
     if (m->experts > 0) {
         /* _add_moe_args / TransformerConfig (engines-and-formats.md section
@@ -721,6 +732,10 @@ static pt_status export_torchtitan(const pt_model *m, const pt_cluster *c, const
                       "torchtitan's float8 converter swaps nn.Linear only; its float8 grouped "
                       "experts (quantize.grouped_mm) are a prototype this model does not price; use "
                       "bf16, or export to megatron");
+    if (m->index_topk > 0)
+        return refuse(d, "model", m->name,
+                      "torchtitan's deepseek_v3 has no sparse attention (DeepSeek-V3.2's DSA); export to "
+                      "megatron (--experimental-attention-variant dsa)");
     if (m->experts > 0) flavor = titan_moe_flavor(m, &mname);
     if (!flavor)
         return refuse(d, "model", m->name,

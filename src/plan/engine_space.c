@@ -40,7 +40,9 @@
  *   context parallelism for llama4, whose chunked attention needs
  *   FlexAttention (its model.py raises NotImplementedError for
  *   context_parallel_degree > 1: pytorch/torchtitan issue #2468, 2026).
- * Megatron-LM has no chunked attention, so it does not run Llama 4.
+ * Megatron-LM has no chunked attention, so it does not run Llama 4;
+ * torchtitan's deepseek_v3 has no DeepSeek Sparse Attention (V3.2), which
+ * Megatron-Core runs (--experimental-attention-variant dsa).
  * Sources: docs/reference/engines-and-formats.md sections a-c, and the
  * files named above.
  * Not here: writing the launch configuration (src/emit/export.c), whose
@@ -87,6 +89,11 @@ static const char *job_refusal(pt_engine e, const pt_model *m, const pt_job *job
         *key = "engine";
         return "Megatron-LM has no chunked attention (Llama 4's attention_chunk_size); use --engine "
                "torchtitan, whose llama4 model runs it";
+    }
+    if (e == PT_ENGINE_FSDP && m->index_topk > 0) {
+        *key = "engine";
+        return "torchtitan's deepseek_v3 has no sparse attention (DeepSeek-V3.2's DSA); use --engine "
+               "megatron";
     }
     if (e == PT_ENGINE_DEEPSPEED && m->experts > 0) {
         *key = "engine";

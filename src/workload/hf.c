@@ -51,10 +51,10 @@ typedef struct hf {
     } while (0)
 
 static const char supported[] = "llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, "
-                                "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, "
-                                "gpt_oss, llama4, llama4_text, nemotron_h";
-static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, gpt_oss, "
-                                    "llama4";
+                                "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
+                                "glm4_moe, gpt_oss, llama4, llama4_text, nemotron_h";
+static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, "
+                                    "gpt_oss, llama4";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
 
@@ -649,14 +649,16 @@ static pt_status read_groups(const hf *h, pt_model *m)
     return PT_OK;
 }
 
-/* deepseek_v2, deepseek_v3 (DeepseekV3Config): MLA, n_shared_experts 1,
+/* deepseek_v2, deepseek_v3 (DeepseekV3Config), deepseek_v32 (DeepSeek-V3.2:
+ * V3's keys and index_topk 2048, index_n_heads 64, index_head_dim 128 for
+ * its sparse attention): MLA, n_shared_experts 1,
  * first_k_dense_replace 3, num_experts_per_tok 8, n_group / topk_group
  * (group-limited routing: n_group must divide the experts), moe_layer_freq 1,
  * num_nextn_predict_layers (V3's multi-token prediction: 1). */
 static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
 {
     static const char *const shared_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
-    int v3 = strcmp(type, "deepseek_v3") == 0, found = 0;
+    int v3 = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "deepseek_v32") == 0, found = 0;
     int64_t shared = v3 ? 1 : 0, freq = 1;
     const char *sk = NULL;
     const json_t *ql = json_object_get(h->obj, "q_lora_rank");
@@ -710,6 +712,12 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
         TRY(pt_json_int(h->jc, h->obj, h->path, "num_nextn_predict_layers", 0, 0, PT_MODEL_DIM_MAX,
                         &z, &found));
         if (found) m->mtp_layers = z;
+    }
+    if (strcmp(type, "deepseek_v32") == 0) { /* DSA: DeepSeek-V3.2's config.json values */
+        m->index_topk = 2048, m->index_heads = 64, m->index_head_dim = 128;
+        TRY(get_pos(h, "index_topk", 0, &m->index_topk, NULL));
+        TRY(get_pos(h, "index_n_heads", 0, &m->index_heads, NULL));
+        TRY(get_pos(h, "index_head_dim", 0, &m->index_head_dim, NULL));
     }
     m->kv_heads = m->heads;
     m->head_dim = m->qk_nope + m->qk_rope; /* the q.k width, for activation sizes */
@@ -1035,7 +1043,7 @@ static const struct {
     {"gemma2", read_gemma, 0},        {"gemma3_text", read_gemma, 0},  {"phi3", read_llama, 0},
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
-    {"deepseek_v3", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
+    {"deepseek_v3", read_deepseek, 1}, {"deepseek_v32", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
     {"glm4_moe", read_glm4_moe, 1},   {"llama4", read_llama4, 1},      {"llama4_text", read_llama4, 1},
 };
 

@@ -76,7 +76,7 @@ static const char *const names[] = {
     "llama3.1-8b",   "llama3.3-70b",  "deepseek-r1", "falcon-180b", "gpt-j-6b", /* serving (issue 16) */
     "gpt-oss-20b",   "kimi-k2", /* NeMo AutoModel's benchmarks (issue 15) */
     "nemotron-v3-nano-30b-a3b", "nemotron-v3-super-120b-a12b", /* hybrid Mamba-2 (issue 15) */
-    "llama4-scout-17b-16e", "llama4-maverick-17b-128e",
+    "llama4-scout-17b-16e", "llama4-maverick-17b-128e", "deepseek-v3.2",
 };
 
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
@@ -153,6 +153,16 @@ static int64_t attn_params(const pt_model *m, int *ovf)
         n = cadd(n, m->kv_lora, ovf);
         n = cadd(n, cmul(m->kv_lora, cmul(m->heads, cadd(m->qk_nope, m->v_head, ovf), ovf), ovf), ovf);
         n = cadd(n, cmul(cmul(m->heads, m->v_head, ovf), h, ovf), ovf);
+        if (m->index_topk > 0) {
+            /* DSA's indexer (DeepSeek-V3.2 inference/model.py, Indexer):
+             * wq_b q_lora (or h) x heads*dim, wk h x dim, k_norm LayerNorm
+             * 2 dim, weights_proj h x heads */
+            n = cadd(n, cmul(m->q_lora > 0 ? m->q_lora : h, cmul(m->index_heads, m->index_head_dim, ovf), ovf),
+                     ovf);
+            n = cadd(n, cmul(h, m->index_head_dim, ovf), ovf);
+            n = cadd(n, cmul(2, m->index_head_dim, ovf), ovf);
+            n = cadd(n, cmul(h, m->index_heads, ovf), ovf);
+        }
     } else {
         int64_t q = cmul(m->heads, m->head_dim, ovf);    /* a*d */
         int64_t kv = cmul(m->kv_heads, m->head_dim, ovf); /* g*d */
@@ -416,7 +426,9 @@ pt_status pt_model_check(const pt_model *m, pt_diag *d)
         } mla[] = {
             {"q_lora_rank", m->q_lora, 0},     {"kv_lora_rank", m->kv_lora, 1},
             {"qk_nope_head_dim", m->qk_nope, 1}, {"qk_rope_head_dim", m->qk_rope, 1},
-            {"v_head_dim", m->v_head, 1},
+            {"v_head_dim", m->v_head, 1},        {"index_topk", m->index_topk, 0},
+            {"index_n_heads", m->index_heads, m->index_topk > 0},
+            {"index_head_dim", m->index_head_dim, m->index_topk > 0},
         };
         for (size_t i = 0; i < sizeof mla / sizeof mla[0]; i++) {
             if (mla[i].v >= mla[i].lo && mla[i].v <= PT_MODEL_DIM_MAX) continue;
