@@ -113,6 +113,10 @@ typedef struct pt_model {
     int64_t index_topk;   /* e.g. 2048                                       */
     int64_t index_heads;  /* e.g. 64                                         */
     int64_t index_head_dim; /* e.g. 128                                      */
+    int64_t index_layers; /* layers that run their own indexer in serving
+                             (GLM-5.2's indexer_types "full"; the "shared"
+                             ones reuse the last one's picks), e.g. 21; 0:
+                             every layer.  Training runs every layer's.    */
     /* Sliding-window attention (gpt_oss, Mistral): window_layers of the layers
      * attend to the last `window` tokens only -- or, window_chunked, to the
      * tokens of their own chunk of `window` (Llama 4's chunked attention:
@@ -177,6 +181,9 @@ int64_t pt_model_expert_params(const pt_model *m);
 int64_t pt_model_moe_other_params(const pt_model *m);
 /* Number of MoE layers (layers - dense_layers; 0 for a dense model). */
 int64_t pt_model_moe_layers(const pt_model *m);
+/* The share of layers that run their own DSA indexer: index_layers /
+ * layers, 1 where every layer does (index_layers 0). */
+double pt_model_index_share(const pt_model *m);
 /* Hybrid models (pt_model.hybrid): blocks of kind k ('M', '*', '-', 'E')
  * among layers [lo, hi); and one Mamba-2 block's parameters with its norm
  * (0 for a transformer).  For a hybrid model pt_model_attn_params is one

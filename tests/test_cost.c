@@ -323,6 +323,12 @@ static void test_dsa_by_hand(void **state)
     /* under topk keys of context, the sparse core is the MQA form of the
      * dense one: 1088 against 320 FLOPs a key, and the indexer on top */
     assert_true(pt_cost_model_flops(&s, 2048, 4) > pt_cost_model_flops(&d, 2048, 4));
+    /* GLM-5.2's shared indexer is a serving saving: training runs every
+     * layer's (Megatron-Core's dsa has no sharing), so model FLOPs stay */
+    d = s;
+    d.index_layers = 31;
+    th_near_rel(pt_cost_model_flops(&d, 32768, 4), pt_cost_model_flops(&s, 32768, 4), 1e-15,
+                "training runs every indexer");
 }
 
 /* Context parallelism over a sliding window: at s = 32768 on cp = 8 each

@@ -51,6 +51,10 @@ static void test_kv_bytes(void **state)
      * fp32 scale: 61 x (1152 + 132) = 78,324 */
     ds = th_model("deepseek-v3.2");
     th_near_rel(pt_infer_kv_bytes_per_token(&ds, PT_Q_BF16), 78324.0, 1e-12, "deepseek-v3.2 latent and index keys");
+    /* with the indexer shared (GLM-5.2's indexer_types), only the layers
+     * that run their own keep index keys: 30 of 61, 70,272 + 30 x 132 */
+    ds.index_layers = 30;
+    th_near_rel(pt_infer_kv_bytes_per_token(&ds, PT_Q_BF16), 74232.0, 1e-12, "shared indexers");
 }
 
 /* DSA in serving: past index_topk tokens of context a decode step's

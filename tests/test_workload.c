@@ -279,6 +279,45 @@ static void test_hf_deepseek_v32(void **state)
     assert_string_equal(d.field, "index_topk");
 }
 
+/* GLM-5 (glm_moe_dsa, transformers GlmMoeDsaConfig's defaults, which are
+ * GLM-5's), by hand: a layer's MLA 12,582,912 + 2,048 + 33,554,432 +
+ * 3,538,944 + 512 + 14,680,064 + 100,663,296 = 165,022,208, its indexer
+ * (32 heads of 128) 8,388,608 + 786,432 + 256 + 196,608 = 9,371,904, norms
+ * 12,288; 3 dense MLPs of 226,492,416; 75 MoE layers of 256 x 37,748,736
+ * + 37,748,736 + 1,572,864 = 9,702,998,016; embeddings 1,903,165,440 and
+ * the final norm: 743,911,199,232 (Z.ai's GLM-5 README: 744B). GLM-5.2's
+ * indexer_types shares the indexer: 21 of 78 "full" layers run it. */
+static void test_hf_glm_dsa(void **state)
+{
+    pt_model m = load("tests/data/hf/glm-5.json");
+    pt_diag d;
+    char cfg[2048];
+    (void)state;
+    assert_int_equal(pt_model_params(&m), INT64_C(743911199232));
+    assert_true(m.index_topk == 2048 && m.index_heads == 32 && m.index_head_dim == 128);
+    assert_int_equal(m.dense_layers, 3);
+    assert_int_equal(m.index_layers, 0);
+    assert_true(pt_model_index_share(&m) == 1.0);
+    /* lists: 2 dense of 4 layers, 1 full indexer of 4 */
+    snprintf(cfg, sizeof cfg, "{\"model_type\": \"glm_moe_dsa\", \"hidden_size\": 256, \"intermediate_size\": 512, "
+             "\"moe_intermediate_size\": 64, \"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
+             "\"n_routed_experts\": 8, \"vocab_size\": 100, \"max_position_embeddings\": 4096, "
+             "\"q_lora_rank\": 64, \"kv_lora_rank\": 32, \"qk_nope_head_dim\": 16, \"qk_rope_head_dim\": 8, "
+             "\"v_head_dim\": 16, \"mlp_layer_types\": [\"dense\", \"dense\", \"sparse\", \"sparse\"], "
+             "\"indexer_types\": [\"full\", \"shared\", \"shared\", \"shared\"]}");
+    assert_int_equal(pt_hf_parse(cfg, NULL, &m, &d), PT_OK);
+    assert_int_equal(m.dense_layers, 2);
+    assert_int_equal(m.index_layers, 1);
+    assert_true(pt_model_index_share(&m) == 0.25);
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"glm_moe_dsa\", \"hidden_size\": 256, \"intermediate_size\": 512, "
+                                 "\"moe_intermediate_size\": 64, \"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
+                                 "\"n_routed_experts\": 8, \"vocab_size\": 100, \"max_position_embeddings\": 4096, "
+                                 "\"q_lora_rank\": 64, \"kv_lora_rank\": 32, \"qk_nope_head_dim\": 16, "
+                                 "\"qk_rope_head_dim\": 8, \"v_head_dim\": 16, \"indexer_types\": [\"full\", \"sometimes\", \"full\", \"full\"]}",
+                                 "g.json", &m, &d), PT_EINPUT);
+    assert_string_equal(d.field, "indexer_types");
+}
+
 /* Gemma 2 9B and Gemma 3 27B (the text model) as on the Hub: head_dim 256
  * and 128 (Gemma 2's 16 heads are 4096 wide on a 3584 hidden size), GeGLU,
  * tied embeddings, the sliding window on every other layer (Gemma 2: 21 of
@@ -899,7 +938,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_deepseek_v32),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_deepseek_v32),      cmocka_unit_test(test_hf_glm_dsa),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

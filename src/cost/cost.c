@@ -561,7 +561,9 @@ static void layer_times_kind(const pt_model *m, const pt_cluster *c, const pt_jo
                  * over tp (plain Linear layers in DeepSeek's model.py):
                  * its projections, and its scores against every earlier
                  * key in fp8, I = sum_j w_j ReLU(q_j . k), trained through
-                 * its own loss (backward twice the forward) */
+                 * its own loss (backward twice the forward); on every
+                 * layer, GLM-5.2's shared ones too: Megatron-Core's dsa
+                 * has no sharing, serving engines do (infer.c) */
                 double hi = (double)m->index_heads, di = (double)m->index_head_dim, iq = ql > 0 ? ql : hd;
                 double isc = 2.0 * b * hi * sq * di * causal_keys(D, 0);
                 double r8 = c->dev.tflops_fp8 > 0 ? pt_device_tflops(&c->dev, PT_BF16) / c->dev.tflops_fp8 : 1.0;
@@ -1183,7 +1185,7 @@ static double model_flops(const pt_model *m, double s, double keys, double span,
                      (double)(m->gated_mlp ? 3 : 2) * h * (double)m->shared_ffn + (double)m->experts * h;
         double dqk = m->mla ? (double)(m->qk_nope + m->qk_rope) : d, dv = m->mla ? (double)m->v_head : d;
         double idx = 0; /* DSA: the indexer's scores; its projections are in attn */
-        if (m->mla && m->index_topk > 0) {
+        if (m->mla && m->index_topk > 0) { /* every layer's indexer, as layer_times_kind */
             dqk = (double)(m->kv_lora + m->qk_rope), dv = (double)m->kv_lora;
             idx = 2.0 * (double)m->index_heads * (double)m->index_head_dim * causal_keys(span, 0);
         }

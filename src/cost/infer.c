@@ -191,7 +191,8 @@ pt_infer_batch pt_infer_batch_decode(double n, double ctx)
  * k_scale_cache), whatever the KV dtype. */
 static double index_kv_bytes(const pt_model *m)
 {
-    return m->index_topk > 0 ? (double)m->index_head_dim * (1.0 + 4.0 / 128.0) : 0.0;
+    /* per layer on average: only the layers that run their own indexer */
+    return m->index_topk > 0 ? (double)m->index_head_dim * (1.0 + 4.0 / 128.0) * pt_model_index_share(m) : 0.0;
 }
 
 double pt_infer_kv_bytes_per_token(const pt_model *m, pt_qtype kvq)
@@ -318,7 +319,7 @@ static void layer_cost(const pt_model *m, const pt_cluster *c, const pt_infer_cf
          * in its MQA form (prefill too: kv_lora + rope keys, kv_lora values) */
         double k = (double)m->index_topk, hi = (double)m->index_heads, di = (double)m->index_head_dim;
         double r8 = c->dev.tflops_fp8 > 0 ? pt_device_tflops(&c->dev, PT_BF16) / c->dev.tflops_fp8 : 1.0;
-        double ip = 2.0 * hi * di * (pairs_dev + ctx_dev), span;
+        double ip = 2.0 * hi * di * (pairs_dev + ctx_dev) * pt_model_index_share(m), span;
         o->attn += ip * r8 / (r->peak16 * r->attn_eff);
         o->attn += pt_roofline_ew_s(r, ctx_dev * index_kv_bytes(m));
         /* prefill: queries whose prefix spans 2 pairs/tokens on average see

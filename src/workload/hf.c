@@ -52,9 +52,9 @@ typedef struct hf {
 
 static const char supported[] = "llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, "
                                 "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
-                                "glm4_moe, gpt_oss, llama4, llama4_text, nemotron_h";
+                                "glm4_moe, glm_moe_dsa, gpt_oss, llama4, llama4_text, nemotron_h";
 static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, "
-                                    "gpt_oss, llama4";
+                                    "glm_moe_dsa, gpt_oss, llama4";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
 
@@ -649,6 +649,39 @@ static pt_status read_groups(const hf *h, pt_model *m)
     return PT_OK;
 }
 
+/* GLM-5's per-layer lists (transformers GlmMoeDsaConfig): mlp_layer_types
+ * "dense" or "sparse" (default: the first first_k_dense_replace dense), and
+ * GLM-5.2's indexer_types "full" or "shared" (a shared layer reuses the
+ * top-k of the last full one; absent: every layer runs its indexer). */
+static pt_status glm_layer_types(const hf *h, pt_model *m)
+{
+    static const struct { const char *key, *a, *b; } lists[] = {
+        {"mlp_layer_types", "dense", "sparse"}, {"indexer_types", "full", "shared"},
+    };
+    for (int k = 0; k < 2; k++) {
+        const json_t *l = json_object_get(h->obj, lists[k].key);
+        int64_t n = 0;
+        if (!l || json_is_null(l)) continue;
+        if (!json_is_array(l) || (int64_t)json_array_size(l) != m->layers)
+            return key_err(h, lists[k].key, "is not a list of num_hidden_layers=%lld values", (long long)m->layers);
+        for (size_t i = 0; i < json_array_size(l); i++) {
+            const char *v = json_string_value(json_array_get(l, i));
+            if (!v || (strcmp(v, lists[k].a) && strcmp(v, lists[k].b)))
+                return key_err(h, lists[k].key, "holds a value that is not \"%s\" or \"%s\"", lists[k].a,
+                               lists[k].b);
+            n += strcmp(v, lists[k].a) == 0;
+        }
+        if (k == 0) {
+            if (n == m->layers) return key_err(h, "mlp_layer_types", "leaves no MoE (\"sparse\") layer");
+            m->dense_layers = n;
+        } else {
+            if (n == 0) return key_err(h, "indexer_types", "has no \"full\" layer to share");
+            m->index_layers = n < m->layers ? n : 0;
+        }
+    }
+    return PT_OK;
+}
+
 /* deepseek_v2, deepseek_v3 (DeepseekV3Config), deepseek_v32 (DeepSeek-V3.2:
  * V3's keys and index_topk 2048, index_n_heads 64, index_head_dim 128 for
  * its sparse attention): MLA, n_shared_experts 1,
@@ -658,7 +691,8 @@ static pt_status read_groups(const hf *h, pt_model *m)
 static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
 {
     static const char *const shared_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
-    int v3 = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "deepseek_v32") == 0, found = 0;
+    int glm = strcmp(type, "glm_moe_dsa") == 0;
+    int v3 = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "deepseek_v32") == 0 || glm, found = 0;
     int64_t shared = v3 ? 1 : 0, freq = 1;
     const char *sk = NULL;
     const json_t *ql = json_object_get(h->obj, "q_lora_rank");
@@ -713,12 +747,13 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
                         &z, &found));
         if (found) m->mtp_layers = z;
     }
-    if (strcmp(type, "deepseek_v32") == 0) { /* DSA: DeepSeek-V3.2's config.json values */
-        m->index_topk = 2048, m->index_heads = 64, m->index_head_dim = 128;
+    if (strcmp(type, "deepseek_v32") == 0 || glm) { /* DSA: DeepSeek-V3.2's config.json values */
+        m->index_topk = 2048, m->index_heads = glm ? 32 : 64, m->index_head_dim = 128;
         TRY(get_pos(h, "index_topk", 0, &m->index_topk, NULL));
         TRY(get_pos(h, "index_n_heads", 0, &m->index_heads, NULL));
         TRY(get_pos(h, "index_head_dim", 0, &m->index_head_dim, NULL));
     }
+    if (glm) TRY(glm_layer_types(h, m));
     m->kv_heads = m->heads;
     m->head_dim = m->qk_nope + m->qk_rope; /* the q.k width, for activation sizes */
     TRY(get_bool(h, "tie_word_embeddings", 0, &m->tied_embeddings));
@@ -1043,7 +1078,8 @@ static const struct {
     {"gemma2", read_gemma, 0},        {"gemma3_text", read_gemma, 0},  {"phi3", read_llama, 0},
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
-    {"deepseek_v3", read_deepseek, 1}, {"deepseek_v32", read_deepseek, 1}, {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
+    {"deepseek_v3", read_deepseek, 1}, {"deepseek_v32", read_deepseek, 1}, {"glm_moe_dsa", read_deepseek, 1},
+    {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
     {"glm4_moe", read_glm4_moe, 1},   {"llama4", read_llama4, 1},      {"llama4_text", read_llama4, 1},
 };
 

@@ -342,6 +342,11 @@ int64_t pt_model_moe_other_params(const pt_model *m)
 
 int64_t pt_model_moe_layers(const pt_model *m) { return moe_layers(m); }
 
+double pt_model_index_share(const pt_model *m)
+{
+    return m->index_layers > 0 && m->index_layers < m->layers ? (double)m->index_layers / (double)m->layers : 1.0;
+}
+
 int64_t pt_model_kind_layers(const pt_model *m, char k, int64_t lo, int64_t hi)
 {
     assert(m);
