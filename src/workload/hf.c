@@ -235,8 +235,12 @@ static pt_status heads_shape(const hf *h, pt_model *m, const char *heads_key,
                            (long long)m->hidden);
         m->head_dim = m->hidden / m->heads;
     }
-    if (m->heads % m->kv_heads != 0)
+    if (m->heads % m->kv_heads != 0) {
+        if (!json_object_get(h->obj, kv_key)) /* the class default: blame the key that is there */
+            return key_err(h, heads_key, "is not a multiple of the %lld key/value heads %s defaults to",
+                           (long long)m->kv_heads, kv_key);
         return key_err(h, kv_key, "does not divide %s=%lld", heads_key, (long long)m->heads);
+    }
     return PT_OK;
 }
 
@@ -994,7 +998,8 @@ static pt_status read_llama4(const hf *h, const char *type, pt_model *m)
     if (strcmp(type, "llama4") == 0) {
         TRY(get_obj(h, "text_config", &t, path, sizeof path));
         if (!t.obj)
-            return key_err(h, "text_config", "is missing: a llama4 config holds its language model there");
+            return key_err(h, "text_config", "required key is missing (a llama4 config holds its language model "
+                           "there)");
         h = &t;
     }
     TRY(read_llama(h, "llama", m));
