@@ -274,6 +274,23 @@ static void test_eval_time(void **state)
     assert_int_equal(pt_ttt_evals(&e, 49.0), 3);
     assert_int_equal(pt_ttt_evals(&e, 30.0), 1);
     assert_int_equal(pt_ttt_evals(&e, 60.0), 5);
+    /* from v0.7 the evaluations run beside the next epoch: v0.7 at 40, 50,
+     * 55, ..., v1.0 every 5 epochs; only the last is on the clock, 2.2 s */
+    {
+        pt_ttt_eval a;
+        assert_int_equal(pt_ttt_eval_builtin_for("ssd-resnet34", "v0.7", &a), 1);
+        assert_true(a.async && a.fixed_s == 2.2 && a.host_s == 0);
+        assert_int_equal(pt_ttt_evals(&a, 60.0), 4);
+        assert_int_equal(pt_ttt_evals_on_clock(&a, 60.0), 1);
+        assert_int_equal(pt_ttt_eval_builtin_for("ssd-resnet34", "v1.0", &a), 1);
+        assert_int_equal(pt_ttt_evals(&a, 50.0), 10);
+        assert_int_equal(pt_ttt_evals_on_clock(&a, 50.0), 1);
+        assert_int_equal(pt_ttt_eval_builtin_for("ssd-resnet34", "v0.6", &a), 1);
+        assert_true(!a.async && a.nat == 2);
+        assert_int_equal(pt_ttt_evals_on_clock(&a, 49.76), 4);
+        assert_int_equal(pt_ttt_eval_builtin_for("resnet-50", "v1.0", &a), 1);
+        assert_true(!a.async && a.every_epochs == 4.0);
+    }
     {
         pt_ttt_eval h = e, z = e;
         z.host_s = 0;

@@ -94,19 +94,27 @@ typedef struct pt_ttt_eval {
     double passes;        /* forward passes per sample, e.g. 4 (beam 4)    */
     double fixed_s;       /* per evaluation, e.g. 0.2                       */
     double host_s;        /* host seconds per sample on a device, e.g. 0.0082 */
+    int async;            /* 1: each evaluation runs beside the next epoch's
+                             training (NVIDIA's --async-val), so only the
+                             last, which ends the run, is on the clock      */
     int nat;              /* evaluations at fixed epochs before the period:  */
     double at[PT_TTT_EVAL_AT_MAX]; /* e.g. 32.75, 43.66 (SSD), the period
                              then counted from the last; nat 0: every_epochs,
                              2 every_epochs, ...                            */
 } pt_ttt_eval;
 
-/* The MLPerf evaluation of a built-in graph (0 when none). */
+/* The MLPerf evaluation of a built-in graph (0 when none), as the v0.5-v0.6
+ * submissions run it; _for: as the round named ("v0.7", "v1.0", ...; NULL
+ * or "": the same) does. */
 int pt_ttt_eval_builtin(const char *graph, pt_ttt_eval *out);
+int pt_ttt_eval_builtin_for(const char *graph, const char *round, pt_ttt_eval *out);
 /* Seconds one evaluation takes on all of c's devices. */
 double pt_ttt_eval_s(const pt_graph *g, const pt_cluster *c, pt_dtype dtype, const pt_ttt_eval *e);
 /* Evaluations in a run of `epochs` epochs: those scheduled before it ends,
  * and the one that ends it (ceil(epochs / every_epochs) when nat is 0). */
 int pt_ttt_evals(const pt_ttt_eval *e, double epochs);
+/* Of those, the ones on the clock: all, or the last where e->async. */
+int pt_ttt_evals_on_clock(const pt_ttt_eval *e, double epochs);
 
 /* ---- time to train: the one formula ------------------------------------
  * A run at global batch B (samples per step) needs E(B) epochs of N samples

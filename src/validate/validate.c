@@ -994,7 +994,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         pt_goal_overheads ov;
         pt_goal_ttt t;
         int64_t n = 0;
-        int found, cuda_graphs, v07, modern;
+        int found, cuda_graphs, v07, modern, mxnet, pytorch;
         double B, unit = 1.0, meas_epochs, meas_min, per_dev;
         char *end, round[16];
         const char *recipe;
@@ -1065,7 +1065,9 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
          * BN-ReLU) and from v1.0 (every benchmark in CUDA graphs) */
         v07 = !strcmp(round, "v0.7");
         modern = round[0] && strcmp(round, "v0.5") && strcmp(round, "v0.6") && !v07;
-        cuda_graphs = modern || (v07 && !strcmp(graph, "resnet-50"));
+        mxnet = pt_str_has_ci(f[T_SYSTEM], "mxnet") || pt_str_has_ci(f[T_SOURCE], "mxnet");
+        pytorch = pt_str_has_ci(f[T_SYSTEM], "pytorch") || pt_str_has_ci(f[T_SOURCE], "pytorch");
+        cuda_graphs = modern || (v07 && mxnet);
         if (cuda_graphs) c.dev.kernel_us = PT_GRAPH_CUDA_GRAPH_KERNEL_US;
         if (calib) {
             c.dev.gemm_eff = calib->gemm_eff;
@@ -1077,7 +1079,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
         r->cluster_v = c; /* the device the row is priced on (tools/fit.c selects by it) */
         pt_statef_builtin_for(graph, f[T_TARGET], row_optimizer(f[T_NOTES]), round, &se);
         recipe = pt_statef_recipe(graph, f[T_TARGET], row_optimizer(f[T_NOTES]), round);
-        pt_ttt_eval_builtin(graph, &ev);
+        pt_ttt_eval_builtin_for(graph, round, &ev);
         per_dev = B / (double)n;
         memset(&impl, 0, sizeof impl);
         if (strstr(f[T_SOURCE], "v0.5")) {
@@ -1085,8 +1087,10 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             if (!strcmp(graph, "resnet-50") && n > c.level[0].size) impl.cycle_s = 0.005;
             if (!strcmp(graph, "transformer-big")) impl.after_backward = 1;
         }
-        /* every v0.6 SSD run passes --delay-allreduce (run_and_time.sh) */
-        if (!strcmp(graph, "ssd-resnet34") && !cuda_graphs) impl.after_backward = 1;
+        /* NVIDIA's PyTorch SSD passes --delay-allreduce (v0.6 run_and_time.sh,
+         * v0.7's command line: "Delaying allreduces to the end of
+         * backward()"); its MXNet SSD (v0.7 multi-node, v1.0) does not */
+        if (!strcmp(graph, "ssd-resnet34") && pytorch) impl.after_backward = 1;
         if (cuda_graphs) impl.kernel_gap_us = PT_GRAPH_CUDA_GRAPH_KERNEL_US;
         if (cuda_graphs && !strcmp(graph, "resnet-50")) {
             impl.fused_bn_relu = 1;
@@ -1101,7 +1105,7 @@ static pt_status validate_ttt(pt_csv *csv, const char *file, const pt_vcalib *ca
             pt_strlcpy(r->strategy, buf, sizeof r->strategy);
         }
         ov.fixed_s = strstr(f[T_SOURCE], "v0.5") ? TTT_INIT_V05_S : TTT_INIT_V06_S;
-        if (!strcmp(graph, "ssd-resnet34")) ov.fixed_s = TTT_INIT_SSD_S;
+        if (!strcmp(graph, "ssd-resnet34") && !strcmp(round, "v0.6")) ov.fixed_s = TTT_INIT_SSD_S;
         ov.per_epoch_s = unit > 1.0 ? TTT_FAIRSEQ_EPOCH_S : 0.0;
         ov.eval = &ev;
         ov.eval_s = pt_ttt_eval_s(&g, &c, PT_FP16, &ev);
