@@ -318,6 +318,25 @@ static void test_hf_glm_dsa(void **state)
     assert_string_equal(d.field, "indexer_types");
 }
 
+/* MiniMax-M2 (minimax_m2), by hand: a layer's attention 3072 x 6144 (q, o)
+ * x 2 + 3072 x 1024 (k, v) x 2 = 44,040,192, norms 6,144, 256 experts of 3
+ * x 3072 x 1536 = 14,155,776 each, the router 786,432: 3,668,711,424; 62
+ * of them, the untied embeddings 2 x 200064 x 3072 and the final norm:
+ * 228,689,304,576 (MiniMax: 230B); active, 8 experts: 11,030,092,800
+ * (MiniMax: 10B without the embeddings, 9.80B here).  Rotary on 64 of 128
+ * dims of a head; sigmoid routing with a bias. */
+static void test_hf_minimax_m2(void **state)
+{
+    pt_model m = load("tests/data/hf/minimax-m2.json");
+    (void)state;
+    assert_int_equal(pt_model_params(&m), INT64_C(228689304576));
+    assert_int_equal(pt_model_active_params(&m), INT64_C(11030092800));
+    assert_true(m.rope_percent == 0.5 && m.rope_theta == 5e6);
+    assert_true(m.router_sigmoid && m.router_expert_bias && m.shared_ffn == 0);
+    assert_int_equal(m.moe_ffn, 1536);
+    assert_int_equal(m.mtp_layers, 3);
+}
+
 /* Gemma 2 9B and Gemma 3 27B (the text model) as on the Hub: head_dim 256
  * and 128 (Gemma 2's 16 heads are 4096 wide on a 3584 hidden size), GeGLU,
  * tied embeddings, the sliding window on every other layer (Gemma 2: 21 of
@@ -938,7 +957,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_deepseek_v32),      cmocka_unit_test(test_hf_glm_dsa),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_deepseek_v32),      cmocka_unit_test(test_hf_glm_dsa),      cmocka_unit_test(test_hf_minimax_m2),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

@@ -52,9 +52,9 @@ typedef struct hf {
 
 static const char supported[] = "llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, "
                                 "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
-                                "glm4_moe, glm_moe_dsa, gpt_oss, llama4, llama4_text, nemotron_h";
+                                "glm4_moe, glm_moe_dsa, gpt_oss, llama4, llama4_text, minimax_m2, nemotron_h";
 static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, "
-                                    "glm_moe_dsa, gpt_oss, llama4";
+                                    "glm_moe_dsa, gpt_oss, llama4, minimax_m2";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
 
@@ -1069,6 +1069,38 @@ static pt_status read_llama4(const hf *h, const char *type, pt_model *m)
     return PT_OK;
 }
 
+/* ---- minimax_m2 ---------------------------------------------------------------
+ * MiniMax-M2 (config.json of MiniMaxAI/MiniMax-M2, MiniMaxM2ForCausalLM):
+ * llama's GQA attention (head_dim 128) on every layer, rotary on rotary_dim
+ * of each head's dims (64 of 128: rope_percent 0.5), and a mixture on every
+ * layer: num_local_experts of intermediate_size, num_experts_per_tok routed
+ * by sigmoid scores with a routing bias (use_routing_bias), and shared
+ * experts of shared_intermediate_size where it is not 0.  Its q/k norms
+ * (use_qk_norm, over all heads: (heads + kv_heads) x head_dim a layer) and
+ * its multi-token-prediction modules (num_mtp_modules) are left out, as
+ * qwen3's norms and DeepSeek's modules are. */
+static pt_status read_minimax_m2(const hf *h, const char *type, pt_model *m)
+{
+    int64_t rot = 0, mtp = 0;
+    int found = 0, bias = 0;
+    (void)type;
+    TRY(read_llama(h, "llama", m));
+    TRY(moe_counts(h, m, 8));
+    m->moe_ffn = m->ffn;
+    TRY(pt_json_int(h->jc, h->obj, h->path, "shared_intermediate_size", 0, 0, PT_MODEL_DIM_MAX, &m->shared_ffn,
+                    NULL));
+    TRY(read_router(h, m, "sigmoid", "greedy", 0.0, 1));
+    TRY(get_bool(h, "use_routing_bias", 0, &bias));
+    m->router_expert_bias = bias;
+    TRY(get_pos(h, "rotary_dim", 0, &rot, &found));
+    if (found && rot > m->head_dim)
+        return key_err(h, "rotary_dim", "is more than head_dim=%lld", (long long)m->head_dim);
+    if (found && rot < m->head_dim) m->rope_percent = (double)rot / (double)m->head_dim;
+    TRY(pt_json_int(h->jc, h->obj, h->path, "num_mtp_modules", 0, 0, PT_MODEL_DIM_MAX, &mtp, &found));
+    if (found) m->mtp_layers = mtp;
+    return PT_OK;
+}
+
 /* ---- dispatch -------------------------------------------------------------- */
 
 typedef pt_status (*hf_reader)(const hf *h, const char *type, pt_model *m);
@@ -1084,7 +1116,7 @@ static const struct {
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
     {"deepseek_v3", read_deepseek, 1}, {"deepseek_v32", read_deepseek, 1}, {"glm_moe_dsa", read_deepseek, 1},
-    {"gpt_oss", read_gpt_oss, 1},   {"nemotron_h", read_nemotron_h, 1},
+    {"gpt_oss", read_gpt_oss, 1},      {"minimax_m2", read_minimax_m2, 1},   {"nemotron_h", read_nemotron_h, 1},
     {"glm4_moe", read_glm4_moe, 1},   {"llama4", read_llama4, 1},      {"llama4_text", read_llama4, 1},
 };
 
