@@ -139,16 +139,20 @@ static const mcase cases[] = {
     {"unknown model_type", HF, LITERAL, "{\"model_type\": \"bert\"}",
      "config.json:1:2: model_type: \"bert\" is not a supported model_type (supported: llama, "
      "mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, mpt, mixtral, "
-     "qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, glm_moe_dsa, gpt_oss, llama4, llama4_text, minimax_m2, nemotron_h)"},
+     "qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, glm_moe_dsa, gpt_oss, kimi_k2, llama4, llama4_text, minimax_m2, nemotron_h; "
+     "and the text model of gemma3 and kimi_k25)"},
     {"model_type not a string", HF, LITERAL, "{\"model_type\": 7}",
      "config.json:1:2: model_type: 7 is not a string"},
     {"no model_type", HF, LITERAL, "{\"hidden_size\": 4096}",
      "config.json: model_type: required key is missing (supported: llama, mistral, qwen2, "
      "qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, nemotron, mpt, mixtral, qwen2_moe, "
-     "qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, glm_moe_dsa, gpt_oss, llama4, llama4_text, minimax_m2, nemotron_h)"},
-    {"gemma3 vision-language config", HF, LITERAL, "{\"model_type\": \"gemma3\", \"text_config\": {}}",
-     "config.json:1:2: model_type: \"gemma3\" is Gemma 3's vision-language config; Partita prices its text "
-     "model: save the \"text_config\" object (model_type gemma3_text) as a config.json of its own"},
+     "qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, glm_moe_dsa, gpt_oss, kimi_k2, llama4, llama4_text, minimax_m2, nemotron_h; "
+     "and the text model of gemma3 and kimi_k25)"},
+    {"gemma3 vision-language config: its text model is read", HF, LITERAL,
+     "{\"model_type\": \"gemma3\", \"text_config\": {}}",
+     "config.json: text_config.hidden_size: required key is missing"},
+    {"kimi_k25 without its text model", HF, LITERAL, "{\"model_type\": \"kimi_k25\"}",
+     "config.json: text_config: required key is missing (a kimi_k25 config holds its language model there)"},
     {"top level is an array", HF, LITERAL, "[{\"model_type\": \"llama\"}]",
      "config.json:1:1: expected a JSON object at the top level"},
     {"invalid UTF-8 in a value", HF, LITERAL, "{\"model_type\": \"ll\xff" "ama\"}",
@@ -173,7 +177,7 @@ static const mcase cases[] = {
     {"mixture of experts", HF, LITERAL, LLAMA("\"hidden_size\": 4096, \"num_local_experts\": 8"),
      "config.json:1:46: num_local_experts 8: model_type \"llama\" is a dense model; a "
      "config with experts names its MoE model_type (mixture-of-experts model types: "
-     "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, glm_moe_dsa, gpt_oss, llama4, minimax_m2)"},
+     "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, glm_moe_dsa, gpt_oss, kimi_k2, llama4, minimax_m2)"},
     /* ---- mixture-of-experts configs (issue 6) ---- */
     {"MoE: top-k over the experts", HF, LITERAL, MIXTRAL("\"num_experts_per_tok\": 9"),
      "config.json:1:27: num_experts_per_tok: 9 is more than the 8 experts "

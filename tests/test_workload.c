@@ -387,10 +387,27 @@ static void test_hf_gemma(void **state)
                                  "\"sliding_window\": null}", NULL, &m, &d), PT_OK);
     assert_int_equal(m.window, 0);
     assert_int_equal(m.window_layers, 0);
-    /* the vision-language config: its text model is read on its own */
-    assert_int_equal(pt_hf_parse("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\"}}",
-                                 "g.json", &m, &d), PT_EINPUT);
-    assert_non_null(strstr(d.msg, "save the \"text_config\" object"));
+    /* the vision-language config: its text_config is read (the vision
+     * encoder is not priced), the same model as the text config alone */
+    assert_int_equal(pt_hf_parse("{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 5376, "
+                                 "\"intermediate_size\": 21504, \"num_hidden_layers\": 62, \"num_attention_heads\": 32, "
+                                 "\"num_key_value_heads\": 16, \"head_dim\": 128, \"sliding_window\": 1024, "
+                                 "\"rope_theta\": 1000000}}", "g.json", &m, &d), PT_OK);
+    assert_string_equal(m.family, "gemma3_text");
+    assert_int_equal(pt_model_params(&m), INT64_C(27008663808));
+    /* Kimi K2.5's wrapper: a kimi_k2 (DeepSeek-V3) text model, Kimi K2's shape */
+    {
+        pt_model k2 = th_model("kimi-k2");
+        assert_int_equal(pt_hf_parse("{\"model_type\": \"kimi_k25\", \"tie_word_embeddings\": false, \"text_config\": "
+                                     "{\"model_type\": \"kimi_k2\", \"hidden_size\": 7168, \"intermediate_size\": 18432, "
+                                     "\"moe_intermediate_size\": 2048, \"num_hidden_layers\": 61, \"num_attention_heads\": 64, "
+                                     "\"num_key_value_heads\": 64, \"n_routed_experts\": 384, \"n_shared_experts\": 1, "
+                                     "\"num_experts_per_tok\": 8, \"first_k_dense_replace\": 1, \"q_lora_rank\": 1536, "
+                                     "\"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+                                     "\"v_head_dim\": 128, \"n_group\": 1, \"topk_group\": 1, \"vocab_size\": 163840, "
+                                     "\"max_position_embeddings\": 262144}}", "k.json", &m, &d), PT_OK);
+        assert_int_equal(pt_model_params(&m), pt_model_params(&k2));
+    }
 }
 
 /* Phi-3-mini-4k as on the Hub: llama's shape with fused projections, untied

@@ -17,7 +17,9 @@
  * read_mpt; partial rotary embeddings (partial_rotary_factor, gpt_neox's
  * rotary_pct) into rope_percent, which the Megatron export writes;
  * hybrid Mamba-2 stacks (nemotron_h: Nemotron-H, Nemotron 3) by
- * read_nemotron_h, into pt_model.hybrid and the mamba_* fields.
+ * read_nemotron_h, into pt_model.hybrid and the mamba_* fields;
+ * vision-language wrappers (gemma3, kimi_k25; llama4 in read_llama4) by
+ * their text_config, the language model.
  * What it does not: other MoE model types (refused with a message naming the
  * key), encoder or encoder-decoder models, gpt_oss's attention sinks (one
  * number per head) and DeepSeek's expert-score correction bias as
@@ -52,9 +54,10 @@ typedef struct hf {
 
 static const char supported[] = "llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3_text, gpt2, gpt_neox, "
                                 "nemotron, mpt, mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, "
-                                "glm4_moe, glm_moe_dsa, gpt_oss, llama4, llama4_text, minimax_m2, nemotron_h";
+                                "glm4_moe, glm_moe_dsa, gpt_oss, kimi_k2, llama4, llama4_text, minimax_m2, nemotron_h; "
+                                "and the text model of gemma3 and kimi_k25";
 static const char supported_moe[] = "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, deepseek_v32, glm4_moe, "
-                                    "glm_moe_dsa, gpt_oss, llama4, minimax_m2";
+                                    "glm_moe_dsa, gpt_oss, kimi_k2, llama4, minimax_m2";
 
 static pt_status key_err(const hf *h, const char *key, const char *fmt, ...) PT_PRINTF(3, 4);
 
@@ -696,7 +699,8 @@ static pt_status read_deepseek(const hf *h, const char *type, pt_model *m)
 {
     static const char *const shared_keys[] = {"n_shared_experts", "num_shared_experts", NULL};
     int glm = strcmp(type, "glm_moe_dsa") == 0;
-    int v3 = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "deepseek_v32") == 0 || glm, found = 0;
+    int v3 = strcmp(type, "deepseek_v3") == 0 || strcmp(type, "deepseek_v32") == 0 || strcmp(type, "kimi_k2") == 0 ||
+             glm, found = 0;
     int64_t shared = v3 ? 1 : 0, freq = 1;
     const char *sk = NULL;
     const json_t *ql = json_object_get(h->obj, "q_lora_rank");
@@ -1116,7 +1120,7 @@ static const struct {
     {"gpt_neox", read_neox, 0},       {"mpt", read_mpt, 0},            {"mixtral", read_mixtral, 1},
     {"qwen2_moe", read_qwen_moe, 1},  {"qwen3_moe", read_qwen_moe, 1}, {"deepseek_v2", read_deepseek, 1},
     {"deepseek_v3", read_deepseek, 1}, {"deepseek_v32", read_deepseek, 1}, {"glm_moe_dsa", read_deepseek, 1},
-    {"gpt_oss", read_gpt_oss, 1},      {"minimax_m2", read_minimax_m2, 1},   {"nemotron_h", read_nemotron_h, 1},
+    {"gpt_oss", read_gpt_oss, 1},      {"minimax_m2", read_minimax_m2, 1}, {"kimi_k2", read_deepseek, 1},   {"nemotron_h", read_nemotron_h, 1},
     {"glm4_moe", read_glm4_moe, 1},   {"llama4", read_llama4, 1},      {"llama4_text", read_llama4, 1},
 };
 
@@ -1130,10 +1134,21 @@ static pt_status moe_err(const hf *h, const char *key, const char *why)
 {
     pt_diag *d = h->jc->d;
     key_err(h, key, "is a mixture-of-experts model");
-    snprintf(d->msg, sizeof d->msg, "%s %s: %s (mixture-of-experts model types: %s)", d->field,
+    snprintf(d->msg, sizeof d->msg, "%.40s %.40s: %.160s (mixture-of-experts model types: %s)", d->field,
              d->value, why, supported_moe);
     return PT_EINPUT;
 }
+
+/* Vision-language configs whose language model Partita reads from their
+ * text_config (the vision encoder is not priced): Gemma 3 (text model
+ * gemma3_text) and Kimi K2.5/K2.6 (kimi_k25, a DeepSeek-V3 text model of
+ * model_type kimi_k2 or deepseek_v3).  Llama 4's wrapper is read_llama4's. */
+static const struct {
+    const char *type, *text_type;
+} wrappers[] = {
+    {"gemma3", "gemma3_text"},
+    {"kimi_k25", "kimi_k2"},
+};
 
 pt_status pt_hf_read_json(pt_jctx *jc, const json_t *cfg, const char *path, pt_model *out)
 {
@@ -1168,10 +1183,31 @@ pt_status pt_hf_read_json(pt_jctx *jc, const json_t *cfg, const char *path, pt_m
                 return moe_err(&h, count_keys[k], why);
             }
         }
-    /* a vision-language config whose text model Partita reads on its own */
-    if (i == sizeof readers / sizeof readers[0] && strcmp(type, "gemma3") == 0 && json_object_get(cfg, "text_config"))
-        return key_err(&h, "model_type", "is Gemma 3's vision-language config; Partita prices its text model: "
-                       "save the \"text_config\" object (model_type gemma3_text) as a config.json of its own");
+    /* a vision-language config: its text model, with the wrapper's
+     * tie_word_embeddings where the text model does not say */
+    for (size_t w = 0; i == sizeof readers / sizeof readers[0] && w < sizeof wrappers / sizeof wrappers[0]; w++) {
+        hf t;
+        char tpath[256];
+        const json_t *tt;
+        if (strcmp(type, wrappers[w].type)) continue;
+        TRY(get_obj(&h, "text_config", &t, tpath, sizeof tpath));
+        if (!t.obj)
+            return key_err(&h, "text_config", "required key is missing (a %s config holds its language model there)",
+                           type);
+        tt = json_object_get(t.obj, "model_type");
+        if (tt && !json_is_string(tt)) return key_err(&t, "model_type", "is not a string");
+        {
+            json_t *copy = json_deep_copy(t.obj);
+            pt_status st;
+            if (!copy) return pt_diag_set(jc->d, NULL, NULL, NULL, "out of memory");
+            if (!tt) json_object_set_new(copy, "model_type", json_string(wrappers[w].text_type));
+            if (!json_object_get(copy, "tie_word_embeddings") && json_object_get(cfg, "tie_word_embeddings"))
+                json_object_set(copy, "tie_word_embeddings", json_object_get(cfg, "tie_word_embeddings"));
+            st = pt_hf_read_json(jc, copy, tpath, out);
+            json_decref(copy);
+            return st;
+        }
+    }
     if (i == sizeof readers / sizeof readers[0])
         return key_err(&h, "model_type", "is not a supported model_type (supported: %s)",
                        supported);
