@@ -318,6 +318,22 @@ static void test_hf_glm_dsa(void **state)
     assert_string_equal(d.field, "indexer_types");
 }
 
+/* The Qwen3 dense built-ins, by hand for Qwen3-8B: a layer's attention
+ * 4096 x 4096 (q, o) x 2 + 4096 x 1024 (k, v) x 2 = 41,943,040, its MLP 3
+ * x 4096 x 12288 = 150,994,944, two norms 8,192; 36 layers, the untied
+ * embeddings 2 x 151936 x 4096 and the final norm: 8,190,726,144, Hugging
+ * Face's 8,190,735,360 less the q/k norms (2 x 128 a layer) hf.c leaves
+ * out.  Qwen3-32B's 64 heads of 128 are 8192 wide on a 5120 hidden size. */
+static void test_catalog_qwen3_dense(void **state)
+{
+    pt_model m = th_model("qwen3-8b");
+    (void)state;
+    assert_int_equal(pt_model_params(&m), INT64_C(8190726144));
+    assert_int_equal(pt_model_params(&m) + 36 * 256, INT64_C(8190735360));
+    m = th_model("qwen3-32b");
+    assert_true(m.head_dim == 128 && m.heads * m.head_dim == 8192 && m.hidden == 5120);
+}
+
 /* MiniMax-M2 (minimax_m2), by hand: a layer's attention 3072 x 6144 (q, o)
  * x 2 + 3072 x 1024 (k, v) x 2 = 44,040,192, norms 6,144, 256 experts of 3
  * x 3072 x 1536 = 14,155,776 each, the router 786,432: 3,668,711,424; 62
@@ -974,7 +990,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti),   cmocka_unit_test(test_llama_exact),
         cmocka_unit_test(test_other_builtins), cmocka_unit_test(test_hf_llama3_8b),
         cmocka_unit_test(test_hf_gpt2),       cmocka_unit_test(test_hf_qwen2),
-        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_deepseek_v32),      cmocka_unit_test(test_hf_glm_dsa),      cmocka_unit_test(test_hf_minimax_m2),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
+        cmocka_unit_test(test_hf_gemma),      cmocka_unit_test(test_hf_llama4),      cmocka_unit_test(test_hf_deepseek_v32),      cmocka_unit_test(test_hf_glm_dsa),      cmocka_unit_test(test_hf_minimax_m2),      cmocka_unit_test(test_catalog_qwen3_dense),      cmocka_unit_test(test_hf_glm4_moe),      cmocka_unit_test(test_hf_phi3),      cmocka_unit_test(test_hf_nemotron),   cmocka_unit_test(test_hf_pythia),
         cmocka_unit_test(test_hf_defaults),   cmocka_unit_test(test_hf_errors),
         cmocka_unit_test(test_hf_syntax_error), cmocka_unit_test(test_model_check),
         cmocka_unit_test(test_moe_params),   cmocka_unit_test(test_catalog),       cmocka_unit_test(test_unknown_names),

@@ -48,6 +48,12 @@ static const struct {
     {"kimi-k2", "moonshotai/Kimi-K2-Instruct"},
     {"llama4-scout-17b-16e", "meta-llama/Llama-4-Scout-17B-16E-Instruct"},
     {"llama4-maverick-17b-128e", "meta-llama/Llama-4-Maverick-17B-128E-Instruct"},
+    {"deepseek-v3.2", "deepseek-ai/DeepSeek-V3.2"},
+    {"qwen3-8b", "Qwen/Qwen3-8B"},
+    {"qwen3-14b", "Qwen/Qwen3-14B"},
+    {"qwen3-32b", "Qwen/Qwen3-32B"},
+    {"glm-4.5-air", "zai-org/GLM-4.5-Air"},
+    {"glm-4.5", "zai-org/GLM-4.5"},
     {"falcon-180b", "tiiuae/falcon-180B"},
     {"gpt-j-6b", "EleutherAI/gpt-j-6b"},
 };
