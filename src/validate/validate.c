@@ -572,7 +572,11 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         m.hidden = hidden;
         m.heads = heads;
         m.kv_heads = kv > 0 ? kv : heads;
-        m.head_dim = hidden / heads;
+        /* the family's head width where its heads are not hidden/heads wide
+         * (Qwen3, GLM-4.5, Gemma: 128 or 256 whatever the size); the notes'
+         * "kv_channels N" (Megatron's name for it) first */
+        m.head_dim = cat->head_dim * cat->heads != cat->hidden && !cat->mla ? cat->head_dim : hidden / heads;
+        if (note_int(notes, "kv_channels ", &vocab) && vocab > 0) m.head_dim = vocab;
         m.ffn = ffn > 0 ? ffn : 4 * hidden;
         m.vocab = num(f[C_VOCAB], &vocab) > 0 ? vocab : cat->vocab;
         m.max_seq = seq;

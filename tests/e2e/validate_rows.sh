@@ -82,6 +82,9 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Qwen3-30B-A3B,30.5,48,2048,32,4,6144,4096,,128,8,H100,32,1,1,32,1,8,,1,256,none,yes,1,iter_time_s,1,\"bf16; features: HybridEP; mock data, router force load balancing\""
     echo "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html (Container: NeMo 24.12),LLAMA3-70B,70,80,8192,64,8,28672,8192,,,,B200-SXM-180GB,64,2,4,4,2,,5,1,128,,,,tokens_per_s_per_gpu,1,FP8"
     echo "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html (Container: NeMo 25.02),LLAMA3-70B,70,80,8192,64,8,28672,8192,,,,B200-SXM-180GB,64,2,4,4,2,,5,1,128,,,,tokens_per_s_per_gpu,1,FP8"
+    echo "t,Qwen3-4B,4,36,2560,32,8,9728,4096,151936,,,H100,8,1,1,8,1,,,1,64,,no,1,iter_time_s,1,bf16"
+    echo "t,Qwen3-4B,4,36,2560,32,8,9728,4096,151936,,,H100,8,1,1,8,1,,,1,64,,no,1,iter_time_s,1,bf16; kv_channels 80"
+    echo "t,GLM-4.5-Air,106,46,4096,96,8,10944,4096,151552,128,8,H100,64,1,1,64,1,8,,1,256,,no,1,iter_time_s,1,bf16"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -165,6 +168,13 @@ if not priced(35) or rows[35]["predicted"] != rows[22]["predicted"]:
 # performance scripts run (more tokens/s than the 24.12 row without it)
 if not priced(36) or not priced(37) or not rows[37]["predicted"] > rows[36]["predicted"]:
     bad.append("NeMo 25.x performance row not read with TP comm overlap: %s against %s" % (rows[37], rows[36]))
+# a family whose heads are not hidden/heads wide (Qwen3: 32 heads of 128 on
+# 2560) keeps its head width; the notes' kv_channels narrows it (faster)
+if not priced(38) or not priced(39) or not rows[39]["predicted"] < rows[38]["predicted"]:
+    bad.append("Qwen3-4B not priced with 128-wide heads: %s against %s" % (rows[38], rows[39]))
+# GLM-4.5-Air: the catalog model whole (96 heads of 128 on 4096)
+if not priced(40):
+    bad.append("GLM-4.5-Air not priced: %s" % rows[40])
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
