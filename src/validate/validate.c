@@ -577,6 +577,14 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
          * "kv_channels N" (Megatron's name for it) first */
         m.head_dim = cat->head_dim * cat->heads != cat->hidden && !cat->mla ? cat->head_dim : hidden / heads;
         if (note_int(notes, "kv_channels ", &vocab) && vocab > 0) m.head_dim = vocab;
+        if (cat->mla) { /* the family's latent attention (DeepSeek: V2/V3's ranks and head widths) */
+            m.mla = 1;
+            m.q_lora = cat->q_lora, m.kv_lora = cat->kv_lora, m.qk_nope = cat->qk_nope;
+            m.qk_rope = cat->qk_rope, m.v_head = cat->v_head;
+            m.head_dim = m.qk_nope + m.qk_rope;
+            m.kv_heads = heads;
+            if (note_int(notes, "q_lora ", &vocab) && vocab > 0) m.q_lora = vocab; /* "MLA q_lora 1024" */
+        }
         m.ffn = ffn > 0 ? ffn : 4 * hidden;
         m.vocab = num(f[C_VOCAB], &vocab) > 0 ? vocab : cat->vocab;
         m.max_seq = seq;
