@@ -370,6 +370,13 @@ typedef struct pt_job {
                               (NeMo's performance recipes,
                               grad_reduce_in_fp32=False); 0: fp32 (Megatron-LM's
                               default with bf16 or fp8, the default here)    */
+    int states_bf16;       /* 1: pure bf16 training: the optimizer updates the
+                              bf16 weights themselves (no fp32 master copy),
+                              Adam's m and v and the gradients are bf16:
+                              torch.optim.Adam on a model built in bf16 (NeMo
+                              AutoModel's from_config default, torch_dtype
+                              "auto" = bf16); 2 + 2 + 4 B a parameter in place
+                              of 2 + 4 + 12. 0: mixed precision (the default) */
     int moe_a2a_overlap;   /* 1: the expert all-to-all of one micro-batch runs
                               under another's compute (Megatron-Core's
                               --overlap-moe-expert-parallel-comm, whose combined

@@ -189,6 +189,32 @@ static void test_nemotron3_super(void **state)
     assert_int_equal(pt_model_params(&m) - pt_model_active_params(&m), INT64_C(107898470400));
 }
 
+/* Nemotron 3 Ultra (LatentMoE, 550B total, 55B active by its name), by
+ * hand: h 8192, 256 Mamba heads of 64 (d_inner 16384), 8 groups of state
+ * 128, conv 4:
+ *   Mamba-2: in_proj 8192 x (2*16384 + 2*8*128 + 256) = 287,309,824; conv1d
+ *     18432 channels x 5 = 92,160; dt_bias, A_log, D 768; gated norm 16384;
+ *     out_proj 134,217,728; norm 8192: 421,645,056 (x 48);
+ *   attention: q and o 2 x 8192 x 8192, k and v 2 x 8192 x 256, norm 8192:
+ *     138,420,224 (x 12);
+ *   MoE: router 512 x 8192 = 4,194,304; 512 experts of 2 x 2048 x 5120
+ *     (relu2 in the latent) = 10,737,418,240; latent projections
+ *     2 x 8192 x 2048 = 33,554,432; shared 2 x 8192 x 10240 = 167,772,160;
+ *     norm 8192: 10,942,947,328 (x 48);
+ *   embedding and output layer 2 x 131072 x 8192, final norm 8192.
+ * Total 549,308,968,960; a token leaves 48 x 490 x 2 x 2048 x 5120 =
+ * 493,250,150,400 expert weights unused. */
+static void test_nemotron3_ultra(void **state)
+{
+    pt_model m = th_model("nemotron-v3-ultra-550b-a55b");
+    (void)state;
+    assert_int_equal(pt_model_kind_layers(&m, 'M', 0, 108), 48);
+    assert_int_equal(pt_model_kind_layers(&m, 'E', 0, 108), 48);
+    assert_int_equal(pt_model_kind_layers(&m, '*', 0, 108), 12);
+    assert_int_equal(pt_model_params(&m), INT64_C(549308968960));
+    assert_int_equal(pt_model_params(&m) - pt_model_active_params(&m), INT64_C(493250150400));
+}
+
 static void expect_refused(const char *text, const char *field, const char *value_part, const char *msg_part)
 {
     pt_model m;
@@ -306,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_small_params),     cmocka_unit_test(test_small_flops),
         cmocka_unit_test(test_time_counts_model_flops), cmocka_unit_test(test_stages_follow_blocks),
         cmocka_unit_test(test_nemotron3_nano),   cmocka_unit_test(test_nemotron3_super),
+        cmocka_unit_test(test_nemotron3_ultra),
         cmocka_unit_test(test_refusals),         cmocka_unit_test(test_layers_block_type),
         cmocka_unit_test(test_serving_refused),  cmocka_unit_test(test_tp_rules),
     };

@@ -85,7 +85,10 @@
  *    grad_reduce_in_fp32=False), fp32 master
  *    weights + Adam m, v 12 B per parameter (Megatron); ZeRO-1 shards the 12
  *    over dp*cp, ZeRO-2 also the 4; ZeRO-3 (FSDP, DeepSpeed) keeps half-
- *    precision gradient shards, 2 + 2 + 12 B all sharded.  Activations per layer per
+ *    precision gradient shards, 2 + 2 + 12 B all sharded.  Pure bf16
+ *    training (pt_job.states_bf16: torch.optim.Adam on a model built in
+ *    bf16, as NeMo AutoModel builds one unless its config asks for fp32)
+ *    keeps no master copy and bf16 m, v and gradients: 2 + 2 + 4 B.  Activations per layer per
  *    micro-batch from Korthikanti et al. 2022 eq. 1-6 (pt_cost_layer_
  *    activation_bytes), times the micro-batches the schedule keeps in flight.
  *  - Allowance: 1 GiB for the CUDA context, cuBLAS and NCCL workspaces, plus
@@ -144,6 +147,8 @@
 #define FRAG_FRACTION 0.05            /* caching-allocator fragmentation         */
 #define ADAM_BYTES_PER_PARAM 36.0     /* fused Adam: r/w fp32 p, m, v; r fp32 g;
                                          w bf16 copy; grad-norm read; zeroing    */
+#define ADAM_BF16_BYTES_PER_PARAM 18.0 /* pure bf16 (pt_job.states_bf16): r/w bf16
+                                         p, m, v; r g; grad-norm read; zeroing  */
 #define FLASH_BWD_FACTOR 2.5          /* flash-attention backward / forward FLOPs */
 #define CAUSAL_FRACTION 0.5           /* share of score blocks a causal mask keeps */
 /* CPU Adam (optimizer offload) is bound by host memory: per parameter it
@@ -1392,8 +1397,10 @@ void pt_cost_stage_states_n(const pt_model *m, const pt_job *job, const pt_strat
     double ndp = (double)pt_strategy_group_size(st, PT_GROUP_DP_CP), edp = expert_dp(st);
     double lay = pr->layer_params / st->tp;
     double Pe = 0, P = stage_params_n(m, st, first, last, (double)nlayers, &Pe);
-    double gb = job->grad_bf16 ? 2.0 : 4.0; /* bytes per gradient (pt_job.grad_bf16) */
-    double w = 2.0 * P, g = gb * P, o = 12.0 * P;
+    /* bytes per gradient (pt_job.grad_bf16) and per parameter of optimizer
+     * state: the fp32 master, m, v, or with pt_job.states_bf16 m, v in bf16 */
+    double gb = job->grad_bf16 || job->states_bf16 ? 2.0 : 4.0, ob = job->states_bf16 ? 4.0 : 12.0;
+    double w = 2.0 * P, g = gb * P, o = ob * P;
     if (job->dtype == PT_FP8) w += 1.0 * P; /* fp8 copies of the weights */
     if (st->zero >= 1) o /= ndp;
     if (st->zero >= 2) g /= ndp;
@@ -1403,12 +1410,12 @@ void pt_cost_stage_states_n(const pt_model *m, const pt_job *job, const pt_strat
     if (Pe > 0) {
         w += (job->dtype == PT_FP8 ? 3.0 : 2.0) * Pe;
         g += gb * Pe / (st->zero >= 2 ? edp : 1.0);
-        o += 12.0 * Pe / (st->zero >= 1 ? edp : 1.0);
+        o += ob * Pe / (st->zero >= 1 ? edp : 1.0);
     }
     if (st->zero >= 3) {
         /* FSDP / DeepSpeed ZeRO-3 keep 16 B per parameter, all sharded:
          * half-precision weights and gradients (2 + 2) and the fp32
-         * master, m, v (12); plus the layer in use and the one being
+         * master, m, v (12; m, v in bf16, 4, with pt_job.states_bf16); plus the layer in use and the one being
          * prefetched, gathered in half precision, and that layer's
          * unsharded gradient before its reduce-scatter (DeepSpeed caps
          * both with its default bucket sizes). */
@@ -1771,7 +1778,7 @@ double pt_cost_bucket_params(const pt_model *m, const pt_strategy *st, int which
 void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy *st, double P, double Pe,
                       pt_cost_dp *o)
 {
-    double gbytes = job->grad_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
+    double gbytes = job->grad_bf16 || job->states_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
     int64_t n = pt_strategy_group_size(st, PT_GROUP_DP_CP), stride = pt_strategy_stride(st, PT_GROUP_DP_CP);
     int64_t en = pt_strategy_group_size(st, PT_GROUP_EDP), estride = pt_strategy_stride(st, PT_GROUP_EDP);
     memset(o, 0, sizeof *o);
@@ -2649,7 +2656,7 @@ static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *
             double host = dev->host_bw_GBps * 1e9;
             opt_t = shard * 4.0 / host + shard * 2.0 / host + shard / CPU_ADAM_PARAMS_PER_S;
         } else {
-            opt_t = pt_roofline_ew_s(hp, shard * ADAM_BYTES_PER_PARAM);
+            opt_t = pt_roofline_ew_s(hp, shard * (job->states_bf16 ? ADAM_BF16_BYTES_PER_PARAM : ADAM_BYTES_PER_PARAM));
         }
         if (st->offload == PT_OFF_PARAMS) {
             /* each micro-batch fetches this rank's parameter shard from host

@@ -650,6 +650,18 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
                      ? PT_ENGINE_FSDP
                  : strstr(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
                                          : PT_ENGINE_MEGATRON;
+    /* NeMo AutoModel builds its model in bf16 unless told otherwise
+     * (NeMoAutoModelForCausalLM.from_config and from_pretrained: torch_dtype
+     * "auto", "defaults to torch.bfloat16", nemo_automodel/_transformers/
+     * auto_model.py) and its benchmark configs step torch.optim.Adam, whose
+     * m and v take the parameters' dtype: pure bf16, no fp32 master.  Of
+     * the configs the rows name, none sets a model dtype but one version of
+     * Nemotron 3 Super's (dtype: float32; which version the row ran is not
+     * known) and the Llama 3.1 70B one (torch_dtype: bf16, with Transformer
+     * Engine's FusedAdam, whose m and v are fp32 by default: 4 B a
+     * parameter more than priced, 4.4 GiB on its 64 GPUs, and it fits
+     * either way).  A row whose notes say float32 is mixed precision. */
+    job.states_bf16 = pt_str_has_ci(f[C_SOURCE], "Automodel") && !pt_str_has_ci(notes, "float32");
     /* AutoModel's benchmarks route with a "fake balanced MoE gate", the
      * moe_recipes with Megatron-Core's --moe-router-force-load-balancing
      * ("router force load balancing"): every expert gets its even share */

@@ -76,6 +76,7 @@ static const char *const names[] = {
     "llama3.1-8b",   "llama3.3-70b",  "deepseek-r1", "falcon-180b", "gpt-j-6b", /* serving (issue 16) */
     "gpt-oss-20b",   "kimi-k2", /* NeMo AutoModel's benchmarks (issue 15) */
     "nemotron-v3-nano-30b-a3b", "nemotron-v3-super-120b-a12b", /* hybrid Mamba-2 (issue 15) */
+    "nemotron-v3-ultra-550b-a55b",
     "llama4-scout-17b-16e", "llama4-maverick-17b-128e", "deepseek-v3.2",
     "qwen3-8b", "qwen3-14b", "qwen3-32b", "glm-4.5-air", "glm-4.5",
 };

@@ -64,10 +64,10 @@ expect2 "serve a hybrid model" "nemotron-v3-nano-30b-a3b is a hybrid Mamba-2 mod
 expect2 "export a hybrid model" "nemotron-v3-nano-30b-a3b is a hybrid Mamba-2 model" \
     "$P" plan nemotron-v3-nano-30b-a3b --cluster dgx-h100 --gpus 8 --global-batch 64 --export megatron
 
-# validate prices NeMo AutoModel's Nano and Super rows (the catalog's
-# models by name); Ultra's architecture is not in the catalog
+# validate prices NeMo AutoModel's Nano, Super and Ultra rows (the
+# catalog's models by name)
 "$P" validate data/validation/published_runs.csv >"$tmp/val" 2>"$tmp/err" || bad "validate: $(cat "$tmp/err")"
-for n in "Nemotron V3 Nano 30B" "Nemotron V3 Super 120B"; do
+for n in "Nemotron V3 Nano 30B" "Nemotron V3 Super 120B" "Nemotron V3 Ultra 550B"; do
     line=$(grep -F "$n" "$tmp/val")
     case "$line" in
     *skipped*|"") bad "validate: $n not priced: $line" ;;

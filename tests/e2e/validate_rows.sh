@@ -13,8 +13,11 @@
 # - a size is matched whole: "GPT-OSS 20B" is gpt-oss-20b, not gpt-oss-120b
 #   (it is priced faster per GPU than the 120B on the same 8 GPUs), and a
 #   size no catalog model has ("GPT-OSS 7B") is skipped;
-# - Kimi K2 (blank shape) is the catalog's kimi-k2; Nemotron V3 Ultra (a
-#   hybrid Mamba model the catalog lacks) is skipped, no shape made up;
+# - Kimi K2 (blank shape) is the catalog's kimi-k2, Nemotron V3 Ultra the
+#   catalog's nemotron-v3-ultra-550b-a55b;
+# - a NeMo AutoModel row is pure bf16 (the model built in bf16, Adam's m
+#   and v in bf16: 8 B a parameter), unless its notes say float32 (16 B):
+#   Nemotron 3 Ultra's 128-GPU run fits so, and would not in fp32;
 # - 61 layers over pp=4 vpp=8 (NeMo AutoModel's DeepSeek-V3,
 #   layers_per_stage 2) is priced, the virtual stages as even as they go;
 # - the notes' expert widths ("moe_ffn_hidden 3072, shared expert 3072",
@@ -85,6 +88,8 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,Qwen3-4B,4,36,2560,32,8,9728,4096,151936,,,H100,8,1,1,8,1,,,1,64,,no,1,iter_time_s,1,bf16"
     echo "t,Qwen3-4B,4,36,2560,32,8,9728,4096,151936,,,H100,8,1,1,8,1,,,1,64,,no,1,iter_time_s,1,bf16; kv_channels 80"
     echo "t,GLM-4.5-Air,106,46,4096,96,8,10944,4096,151552,128,8,H100,64,1,1,64,1,8,,1,256,,no,1,iter_time_s,1,bf16"
+    echo "NVIDIA-NeMo/Automodel,Nemotron V3 Ultra 550B,550,,,,,,4096,,,,H100-SXM5-80GB,128,1,1,128,1,64,,2,256,full,no,3,iter_time_s,1,\"bf16; TE + DeepEP; fake balanced MoE gate\""
+    echo "NVIDIA-NeMo/Automodel,Nemotron V3 Ultra 550B,550,,,,,,4096,,,,H100-SXM5-80GB,128,1,1,128,1,64,,2,256,full,no,3,iter_time_s,1,\"bf16; TE + DeepEP; fake balanced MoE gate; model dtype float32\""
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -111,8 +116,8 @@ if not priced(7) or not priced(9) or not rows[7]["predicted"] < 0.5 * rows[9]["p
     bad.append("GPT-OSS 20B not priced as the 20B: %s against %s" % (rows[7], rows[9]))
 if "no catalog model" not in rows[10].get("skipped", ""):
     bad.append("GPT-OSS 7B matched a catalog model: %s" % rows[10])
-if "no catalog model" not in rows[11].get("skipped", ""):
-    bad.append("Nemotron V3 Ultra (not in the catalog) not skipped as such: %s" % rows[11])
+if not priced(11):
+    bad.append("Nemotron V3 Ultra not priced as the catalog's: %s" % rows[11])
 if not priced(12) or "pp=4" not in rows[12]["strategy"] or "vpp=8" not in rows[12]["strategy"]:
     bad.append("DeepSeek-V3 at pp=4 vpp=8 not priced: %s" % rows[12])
 # experts 2048 wide, 3 dense layers, DeepSeek's vocabulary (and its family's
@@ -175,6 +180,10 @@ if not priced(38) or not priced(39) or not rows[39]["predicted"] < rows[38]["pre
 # GLM-4.5-Air: the catalog model whole (96 heads of 128 on 4096)
 if not priced(40):
     bad.append("GLM-4.5-Air not priced: %s" % rows[40])
+# NeMo AutoModel's pure bf16 (8 B a parameter: 34 GB of Ultra's 549B on
+# each of 128 GPUs) fits; fp32 master and states (16 B, 69 GB) would not
+if not priced(41) or not priced(42) or not rows[41]["fits"] or rows[42]["fits"]:
+    bad.append("AutoModel's bf16 states not read: %s against %s" % (rows[41], rows[42]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
