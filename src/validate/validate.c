@@ -765,6 +765,10 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         {
             unsigned pin = PT_K_CP | (f[C_RECOMPUTE][0] ? PT_K_RECOMPUTE : 0u) |
                            (searched == 2 ? PT_K_TP | PT_K_PP : 0u);
+            /* what its software ran: Narayanan et al.'s 2021 Megatron-LM
+             * had no sequence parallelism (Korthikanti et al. 2022) and no
+             * distributed optimizer (Megatron-LM's, also 2022) */
+            if (pt_str_has_ci(f[C_SOURCE], "Narayanan")) pin |= PT_K_SP | PT_K_ZERO;
             pt_space_pin(&o.space, &st, pin);
         }
         if (pt_search_engine(&m, &c, &job, &o, &sr, &d) != PT_OK) {

@@ -18,6 +18,9 @@
 # - a NeMo AutoModel row is pure bf16 (the model built in bf16, Adam's m
 #   and v in bf16: 8 B a parameter), unless its notes say float32 (16 B):
 #   Nemotron 3 Ultra's 128-GPU run fits so, and would not in fp32;
+# - a Narayanan et al. (2021) row without parallel sizes is searched among
+#   what their Megatron-LM ran: no sequence parallelism, no distributed
+#   optimizer (the same row from another source may use both);
 # - 61 layers over pp=4 vpp=8 (NeMo AutoModel's DeepSeek-V3,
 #   layers_per_stage 2) is priced, the virtual stages as even as they go;
 # - the notes' expert widths ("moe_ffn_hidden 3072, shared expert 3072",
@@ -90,6 +93,7 @@ hdr=$(head -1 tests/data/runs_small.csv)
     echo "t,GLM-4.5-Air,106,46,4096,96,8,10944,4096,151552,128,8,H100,64,1,1,64,1,8,,1,256,,no,1,iter_time_s,1,bf16"
     echo "NVIDIA-NeMo/Automodel,Nemotron V3 Ultra 550B,550,,,,,,4096,,,,H100-SXM5-80GB,128,1,1,128,1,64,,2,256,full,no,3,iter_time_s,1,\"bf16; TE + DeepEP; fake balanced MoE gate\""
     echo "NVIDIA-NeMo/Automodel,Nemotron V3 Ultra 550B,550,,,,,,4096,,,,H100-SXM5-80GB,128,1,1,128,1,64,,2,256,full,no,3,iter_time_s,1,\"bf16; TE + DeepEP; fake balanced MoE gate; model dtype float32\""
+    echo "Narayanan et al. SC'21 section 5.1,GPT-3 175B,175,96,12288,96,96,49152,2048,51200,,,A100-SXM4-80GB,1024,,,,,,,,1536,full,,,tflops_per_gpu,140,TP/PP not stated"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -184,6 +188,10 @@ if not priced(40):
 # each of 128 GPUs) fits; fp32 master and states (16 B, 69 GB) would not
 if not priced(41) or not priced(42) or not rows[41]["fits"] or rows[42]["fits"]:
     bad.append("AutoModel's bf16 states not read: %s against %s" % (rows[41], rows[42]))
+if not priced(43) or " sp=0 " not in rows[43]["strategy"] or " zero=0 " not in rows[43]["strategy"]:
+    bad.append("Narayanan's 2021 row searched with sequence parallelism or ZeRO: %s" % rows[43])
+if priced(4) and " sp=0 " in rows[4]["strategy"] and " zero=0 " in rows[4]["strategy"]:
+    bad.append("the same row from another source not searched with sp and ZeRO (the check above proves nothing): %s" % rows[4])
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
