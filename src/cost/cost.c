@@ -214,6 +214,11 @@ typedef struct layer_t {
                            QK^T, the masked half unfused attention computes    */
 } layer_t;
 
+double pt_cost_adam_bytes(const pt_job *job)
+{
+    return job->states_bf16 ? ADAM_BF16_BYTES_PER_PARAM : ADAM_BYTES_PER_PARAM;
+}
+
 double pt_cost_moe_load(const pt_job *job)
 {
     double imb = job->moe_imbalance > 0 ? job->moe_imbalance : PT_MOE_IMBALANCE_DEFAULT;
@@ -2656,7 +2661,7 @@ static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *
             double host = dev->host_bw_GBps * 1e9;
             opt_t = shard * 4.0 / host + shard * 2.0 / host + shard / CPU_ADAM_PARAMS_PER_S;
         } else {
-            opt_t = pt_roofline_ew_s(hp, shard * (job->states_bf16 ? ADAM_BF16_BYTES_PER_PARAM : ADAM_BYTES_PER_PARAM));
+            opt_t = pt_roofline_ew_s(hp, shard * pt_cost_adam_bytes(job));
         }
         if (st->offload == PT_OFF_PARAMS) {
             /* each micro-batch fetches this rank's parameter shard from host

@@ -90,6 +90,12 @@ int64_t pt_cost_moe_layers_in(const pt_model *m, int64_t lo, int64_t hi);
  * (default PT_MOE_IMBALANCE_DEFAULT), capped by the capacity factor. */
 double pt_cost_moe_load(const pt_job *job);
 
+/* Bytes the optimizer step reads and writes per parameter of a device's
+ * shard: fused Adam's 36 (fp32 p, m, v read and written, the fp32 gradient
+ * read, the bf16 copy written, the grad-norm read, the zeroing), 18 in pure
+ * bf16 (pt_job.states_bf16). */
+double pt_cost_adam_bytes(const pt_job *job);
+
 /* Model FLOPs of one step counted over the full s x s attention square
  * (Narayanan et al. 2021 eq. 3, PaLM, Megatron-LM <= core_r0.9, NeMo 24.x,
  * llm-foundry): what a measured TFLOP/s or MFU published with one of those

@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fused Adam's bytes per parameter, as cost.c prices the optimizer step. */
-#define HETERO_ADAM_BYTES_PER_PARAM 36.0
 /* What cost.c's allowance adds: 1 GiB of context and 5% of the rest. */
 #define HETERO_CONTEXT_BYTES (1.0 * PT_GiB)
 #define HETERO_FRAG 0.05
@@ -455,7 +453,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         double P = pt_cost_stage_params(m, st, first, last, n);
         for (int k = out->pool_lo[i]; k <= out->pool_hi[i]; k++) {
             double shard = st->zero >= 1 ? P / ndp : P;
-            double ot = pt_roofline_ew_s(&h->pr[k].h, shard * HETERO_ADAM_BYTES_PER_PARAM);
+            double ot = pt_roofline_ew_s(&h->pr[k].h, shard * pt_cost_adam_bytes(job));
             int64_t M = 0;
             pt_memory mem;
             double ratio, capb = c->pool[k].dev.memory_GiB * PT_GiB;
