@@ -66,7 +66,7 @@ void cli_help(const cli_cmd *cmd, FILE *f)
         int k = (int)strlen(o->name) + 2 + (o->arg ? (int)strlen(o->arg) + 1 : 0);
         if (k > w) w = k;
     }
-    fprintf(f, "usage: partita %s %s\n%s\n", cmd->name, cmd->args, cmd->about);
+    fprintf(f, "usage: partita %s%s%s\n%s\n", cmd->name, cmd->args[0] ? " " : "", cmd->args, cmd->about);
     if (cmd->more) fprintf(f, "%s", cmd->more);
     fprintf(f, "\noptions (--opt VALUE or --opt=VALUE):\n");
     for (const cli_opt *o = cmd->opts; o->name; o++) {
