@@ -372,7 +372,8 @@ typedef struct pt_job {
                               default with bf16 or fp8, the default here)    */
     int states_bf16;       /* 1: pure bf16 training: the optimizer updates the
                               bf16 weights themselves (no fp32 master copy),
-                              Adam's m and v and the gradients are bf16:
+                              Adam's m and v and the gradient buffers are bf16
+                              (the reduction's dtype is grad_bf16's):
                               torch.optim.Adam on a model built in bf16 (NeMo
                               AutoModel's from_config default, torch_dtype
                               "auto" = bf16); 2 + 2 + 4 B a parameter in place

@@ -88,8 +88,9 @@
  *    precision gradient shards, 2 + 2 + 12 B all sharded.  Pure bf16
  *    training (pt_job.states_bf16: torch.optim.Adam on a model built in
  *    bf16, as NeMo AutoModel builds one unless its config asks for fp32)
- *    keeps no master copy and bf16 m, v and gradients: 2 + 2 + 4 B.  Activations per layer per
- *    micro-batch from Korthikanti et al. 2022 eq. 1-6 (pt_cost_layer_
+ *    keeps no master copy and bf16 m, v and gradient buffers: 2 + 2 + 4 B
+ *    (the reduction's dtype stays pt_job.grad_bf16's).  Activations per
+ *    layer per micro-batch from Korthikanti et al. 2022 eq. 1-6 (pt_cost_layer_
  *    activation_bytes), times the micro-batches the schedule keeps in flight.
  *  - Allowance: 1 GiB for the CUDA context, cuBLAS and NCCL workspaces, plus
  *    5% of the rest for allocator fragmentation ("other").
@@ -1420,8 +1421,8 @@ void pt_cost_stage_states_n(const pt_model *m, const pt_job *job, const pt_strat
     if (st->zero >= 3) {
         /* FSDP / DeepSpeed ZeRO-3 keep 16 B per parameter, all sharded:
          * half-precision weights and gradients (2 + 2) and the fp32
-         * master, m, v (12; m, v in bf16, 4, with pt_job.states_bf16); plus the layer in use and the one being
-         * prefetched, gathered in half precision, and that layer's
+         * master, m, v (12; with pt_job.states_bf16 m, v in bf16, 4);
+         * plus the layer in use and the one being prefetched, gathered in half precision, and that layer's
          * unsharded gradient before its reduce-scatter (DeepSpeed caps
          * both with its default bucket sizes). */
         double live = 2.0 * lay, red = lay;
@@ -1783,7 +1784,7 @@ double pt_cost_bucket_params(const pt_model *m, const pt_strategy *st, int which
 void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy *st, double P, double Pe,
                       pt_cost_dp *o)
 {
-    double gbytes = job->grad_bf16 || job->states_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
+    double gbytes = job->grad_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
     int64_t n = pt_strategy_group_size(st, PT_GROUP_DP_CP), stride = pt_strategy_stride(st, PT_GROUP_DP_CP);
     int64_t en = pt_strategy_group_size(st, PT_GROUP_EDP), estride = pt_strategy_stride(st, PT_GROUP_EDP);
     memset(o, 0, sizeof *o);

@@ -449,7 +449,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     int64_t topk = 0, ep = 1;
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
-    int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml");
+    int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml"), automodel = pt_str_has_ci(f[C_SOURCE], "Automodel");
     int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0;
     pt_status rc;
     const pt_model *cat = NULL;
@@ -646,7 +646,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * not the column name zero_stage, which notes quote for any engine
      * ("zero_stage 3 = FSDP2", "zero_stage=1 inferred"); else Megatron-LM
      * (Megatron-Core, NeMo, MLPerf's NeMo) */
-    job.engine = mosaic || pt_str_has_ci(f[C_SOURCE], "torchtitan") || pt_str_has_ci(f[C_SOURCE], "Automodel")
+    job.engine = mosaic || pt_str_has_ci(f[C_SOURCE], "torchtitan") || automodel
                      ? PT_ENGINE_FSDP
                  : strstr(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
                                          : PT_ENGINE_MEGATRON;
@@ -661,7 +661,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * Engine's FusedAdam, whose m and v are fp32 by default: 4 B a
      * parameter more than priced, 4.4 GiB on its 64 GPUs, and it fits
      * either way).  A row whose notes say float32 is mixed precision. */
-    job.states_bf16 = pt_str_has_ci(f[C_SOURCE], "Automodel") && !pt_str_has_ci(notes, "float32");
+    job.states_bf16 = automodel && !pt_str_has_ci(notes, "float32");
     /* AutoModel's benchmarks route with a "fake balanced MoE gate", the
      * moe_recipes with Megatron-Core's --moe-router-force-load-balancing
      * ("router force load balancing"): every expert gets its even share */
