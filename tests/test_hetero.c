@@ -282,14 +282,14 @@ static void stage_alone(const pt_model *m, const pt_cluster *pools, int pool, co
  *    cluster's stage 1: more than the H100 cluster's time, by less than
  *    (1 - 1/1.189) of the stage's all-reduce.
  *    Under zero=3 every micro-batch but one runs at the pace of the A100
- *    stage with its gathers (measured 97.0 ms, the H100 stage's 95.7) and
- *    the fill and the drain pass each stage once with what its own
- *    gathers expose (the H100 stage 58.9 ms, having less compute to hide
- *    them behind): (M - 1)(pace_1 - t_1) + e_0 + e_1, each from its stage
- *    alone, to 1e-9.  That is not the A100 cluster's 2.890 s (where the
- *    first stage, whose embedding gather is never hidden, paces and
- *    exposes 24.0 ms once) but within 1% of it (measured 0.68%, 2.870 s);
- *    the fullest device's memory is the A100 cluster's exactly.
+ *    stage with its gathers and the fill and the drain pass each stage
+ *    once with what its own gathers expose (the H100 stage more, having
+ *    less compute to hide them behind): (M - 1)(pace_1 - t_1) + e_0 + e_1,
+ *    each from its stage alone (the closed form).  The pipeline is priced
+ *    by replaying each rank's stream beside the order, within 1% of that
+ *    (measured 6.916 s against 6.947 s, 0.44%), and below the A100
+ *    cluster's 7.089 s (its first stage on an A100 too) by 2.4%; the
+ *    fullest device's memory is the A100 cluster's exactly.
  * Every data-parallel rank gathers each layer's parameters at each of its
  * micro-batches, so under zero=3 all must run as many: the search's shares
  * stay even (zero=1 gives the H100 ranks more) and uneven batch_share is
@@ -372,10 +372,11 @@ static void test_zero3(void **state)
         assert_true(t0 < t1 && x1 + t1 > x0 + t0 && e0 > e1);        /* H100 first, A100 paces  */
         th_near_rel(h[0].stage_s[0], t0, 1e-9, "H100 stage alone");
         th_near_rel(h[0].stage_s[1], t1, 1e-9, "A100 stage alone");
-        th_near_rel(h[0].cost.time.dp_comm, (M - 1) * x1 + e0 + e1, 1e-9, "zero=3: (M-1)(pace_1 - t_1) + e_0 + e_1");
+        th_near_rel(h[0].cost.time.dp_comm, (M - 1) * x1 + e0 + e1, 0.01, "zero=3: (M-1)(pace_1 - t_1) + e_0 + e_1");
     }
     assert_true(k.time.dp_comm > 1.0); /* 128 micro-batches' gathers: seconds */
-    th_near_rel(h[0].cost.time.dp_comm, k.time.dp_comm, 0.01, "ZeRO-3 collectives near the A100 cluster's");
+    assert_true(h[0].cost.time.dp_comm < k.time.dp_comm);
+    th_near_rel(h[0].cost.time.dp_comm, k.time.dp_comm, 0.03, "ZeRO-3 collectives near the A100 cluster's");
     th_near_rel((double)h[0].cost.mem.total, (double)k.mem.total, 1e-9, "ZeRO-3 memory as on the A100 cluster");
     assert_int_equal(pt_sim_hetero_run(&m, &cp, &j, &st, &sp, &h[0], &r, &d), PT_OK);
     th_near_rel(r.step_time_s, h[0].cost.step_time_s, 0.03, "simulated");

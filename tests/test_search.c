@@ -166,9 +166,15 @@ static void test_lazy_bound(void **state)
         assert_int_equal(pt_cost_eval_bound(&m, &c, &j, &st, &pr, &lo), 0); /* a replay left out */
         pt_cost_eval_prepared(&m, &c, &j, &st, &pr, &hi);
         assert_true(lo.step_time_s < hi.step_time_s && hi.time.dp_comm > 0 && lo.time.dp_comm == 0);
-        /* ZeRO-3 through a 1F1B pipeline is priced in closed form: the bound
-         * is the price, and says so (the search then prices it once) */
+        /* ZeRO-3 through a 1F1B pipeline is replayed too (dp_zero3_replay) */
         st = th_strategy("tp=8 pp=8 dp=2 mbs=1 zero=3 schedule=1f1b", &m, &c, &j);
+        pt_cost_prepare(&m, &c, &j, &st, &pr);
+        assert_int_equal(pt_cost_eval_bound(&m, &c, &j, &st, &pr, &lo), 0);
+        pt_cost_eval_prepared(&m, &c, &j, &st, &pr, &hi);
+        assert_true(lo.step_time_s < hi.step_time_s && hi.time.dp_comm > 0 && lo.time.dp_comm == 0);
+        /* without a pipeline ZeRO-3 is priced in closed form: the bound is
+         * the price, and says so (the search then prices it once) */
+        st = th_strategy("tp=8 pp=1 dp=16 mbs=1 zero=3", &m, &c, &j);
         pt_cost_prepare(&m, &c, &j, &st, &pr);
         assert_int_equal(pt_cost_eval_bound(&m, &c, &j, &st, &pr, &lo), 1);
         pt_cost_eval_prepared(&m, &c, &j, &st, &pr, &hi);

@@ -551,10 +551,10 @@ static void test_dp_trace(void **state)
 }
 
 /* ZeRO-3 with a pipeline (FSDP under torchtitan's schedules): the analytic
- * model never more optimistic than the replay by over 3% -- it may be more
- * pessimistic where the stream is the bottleneck (ZB-H1's weight-gradient
- * reduce-scatters, gpt3-175b on dp=8 InfiniBand: up to 15%), and the
- * re-ranking takes the replay's number then. */
+ * model replays each rank's stream beside the order as src/sim does
+ * (dp_zero3_replay, coarser: one time per stream), so the two agree within
+ * 3% either way, from one micro-batch to 12 pp (extrapolated past two
+ * replayed windows). */
 static void test_dp_zero3_pipelines(void **state)
 {
     static const struct { const char *s; int vpp; } sched[] = {
@@ -569,11 +569,15 @@ static void test_dp_zero3_pipelines(void **state)
     for (size_t i = 0; i < sizeof shape / sizeof *shape; i++)
         for (size_t k = 0; k < sizeof sched / sizeof *sched; k++)
             for (int pp = 2; pp <= 8; pp *= 2)
-                for (int q = 0; q < 3; q++) {
+                for (int q = 0; q < 6; q++) {
                     pt_model m = th_model(shape[i].model);
                     pt_cluster c = th_cluster(shape[i].cluster, shape[i].gpus);
-                    int64_t dp = shape[i].gpus / ((int64_t)shape[i].tp * pp), mb = q == 0 ? 2 : q == 1 ? pp : 4 * pp;
-                    if (sched[k].vpp > 1 && k == 1 && mb % pp) mb = pp; /* interleaved: a multiple of pp */
+                    /* 1 and 2 micro-batches, pp, pp + 1, 4 pp, and 12 pp (past
+                     * 4 lcm(pp, 2): two windows replayed, the rest extrapolated) */
+                    static const int mul[] = {0, 0, 1, 1, 4, 12}, add[] = {1, 2, 0, 1, 0, 0};
+                    int64_t dp = shape[i].gpus / ((int64_t)shape[i].tp * pp), mb = mul[q] * pp + add[q];
+                    if (k == 1 && mb % pp) continue; /* interleaved: a multiple of pp */
+                    if (k == 4 && mb % 2) continue;  /* dualpipe: an even number     */
                     pt_job j = th_job(shape[i].seq, mb * dp, 1);
                     pt_strategy st;
                     pt_sim_result r;
@@ -587,7 +591,7 @@ static void test_dp_zero3_pipelines(void **state)
                     assert_int_equal(pt_cost_eval(&m, &c, &j, &st, &k2), PT_OK);
                     assert_int_equal(pt_sim_run(&m, &c, &j, &st, &r, &d), PT_OK);
                     e = r.step_time_s / k2.step_time_s - 1.0;
-                    if (e > 0.03 || e < -0.16)
+                    if (e > 0.03 || e < -0.03)
                         fail_msg("%s %s m=%lld: simulated %.4f s, analytic %.4f s (%+.1f%%)", shape[i].model, text,
                                  (long long)mb, r.step_time_s, k2.step_time_s, 100 * e);
                     if (e < lo) lo = e;

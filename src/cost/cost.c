@@ -1785,6 +1785,12 @@ void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy 
                       pt_cost_dp *o)
 {
     double gbytes = job->grad_bf16 ? 2.0 : 4.0; /* per gradient reduced (pt_job.grad_bf16) */
+    /* ZeRO-3's per-micro-batch reduce-scatter: FSDP's in its mixed-precision
+     * policy's reduce dtype (torchtitan's mixed_precision_reduce, FSDP2's
+     * MixedPrecisionPolicy.reduce_dtype: float32 unless grad_bf16, as the
+     * torchtitan export writes it); DeepSpeed's in the model's dtype (its
+     * communication_data_type left unset) */
+    double rsbytes = job->engine == PT_ENGINE_DEEPSPEED ? 2.0 : gbytes;
     int64_t n = pt_strategy_group_size(st, PT_GROUP_DP_CP), stride = pt_strategy_stride(st, PT_GROUP_DP_CP);
     int64_t en = pt_strategy_group_size(st, PT_GROUP_EDP), estride = pt_strategy_stride(st, PT_GROUP_EDP);
     memset(o, 0, sizeof *o);
@@ -1801,7 +1807,7 @@ void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy 
             double (*coll)(const pt_cluster *, pt_coll_op, int64_t, int64_t, int64_t) =
                 job->engine == PT_ENGINE_DEEPSPEED ? pt_coll_time_flat : pt_coll_time;
             o->gather = coll(c, PT_ALLGATHER, bytes_i64(2.0 * P), n, stride);
-            o->scatter = coll(c, PT_REDUCESCATTER, bytes_i64(2.0 * P), n, stride);
+            o->scatter = coll(c, PT_REDUCESCATTER, bytes_i64(rsbytes * P), n, stride);
             if (job->engine == PT_ENGINE_DEEPSPEED) o->slow = o->slow_c = 2.0 - DEEPSPEED_ZERO3_OVERLAP;
         }
     }
@@ -1812,7 +1818,7 @@ void pt_cost_dp_colls(const pt_cluster *c, const pt_job *job, const pt_strategy 
             o->e_grad = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(gbytes * Pe), en, estride);
             o->e_gather = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pe), en, estride);
         } else { /* per micro-batch: gather twice, reduce-scatter once */
-            o->e_scatter = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(2.0 * Pe), en, estride);
+            o->e_scatter = pt_coll_time(c, PT_REDUCESCATTER, bytes_i64(rsbytes * Pe), en, estride);
             o->e_gather = pt_coll_time(c, PT_ALLGATHER, bytes_i64(2.0 * Pe), en, estride);
         }
     }
@@ -2064,6 +2070,123 @@ static double dp_busy_run(void *ctx, int d, const pt_pipe_op *o, double ready, d
  * seconds.  Returns how much later the step ends (its compute or a stream),
  * HUGE_VAL when out of memory.  The ends of a long step repeat: at most 2
  * pp micro-batches are replayed. */
+/* ZeRO-3 against the replayed order, as src/sim runs it: each rank's FIFO
+ * stream held as the time it would drain by with the compute idle (every
+ * collective is issued at the rank's present, so the stream never idles
+ * before then).  An operation but a weight-gradient pass gathers its first
+ * bucket's parameters when it can start, each bucket prefetching the next
+ * one's as its compute starts and waiting for its own; every gradient pass
+ * (B, or W for a split schedule) queues each bucket's reduce-scatter as the
+ * bucket ends.  Compute beside a busy stream runs 1/slow_c as fast, the
+ * stream 1/slow as fast. */
+typedef struct dp_z3 {
+    const pt_pipe *p;
+    const int *uo;              /* the virtual stages' buckets            */
+    const double *uf, *ub;      /* ... forward and backward compute        */
+    const double *ug, *ur;      /* ... gather and reduce-scatter seconds   */
+    double *e;                  /* per rank: when its stream drains         */
+    double sc, sx;
+} dp_z3;
+
+/* w seconds of compute from t beside a stream draining at *e; returns its
+ * end and moves *e and *ge (a queued collective's end, may be NULL) by
+ * what the overlap slowed. */
+static double dp_z3_compute(double t, double w, double *e, double *ge, double sc, double sx)
+{
+    double R = *e - t, end, c;
+    if (!(R > 0)) return t + w;
+    if (w * sc <= R * sx) end = t + w * sc, c = w * sc / sx;
+    else end = t + R * sx + (w - R * sx / sc), c = R;
+    *e = end + (R - c > 0 ? R - c : 0.0);
+    if (ge) *ge = *ge - t > c ? end + (*ge - t - c) : end;
+    return end;
+}
+
+/* Queues dur seconds on a stream draining at *e at time t: its end. */
+static double dp_z3_issue(double *e, double t, double dur)
+{
+    if (*e < t) *e = t;
+    return *e += dur;
+}
+
+static int dp_z3_gathers(const dp_z3 *z, const pt_pipe_op *o, int u)
+{
+    return o->kind != PT_OP_W && z->ug[u] > 0;
+}
+
+static double dp_z3_start(void *ctx, int d, const pt_pipe_op *o, double t)
+{
+    const dp_z3 *z = ctx;
+    int u = o->kind == PT_OP_F ? z->uo[o->vs] : z->uo[o->vs + 1] - 1;
+    double e = z->e[d] > t ? z->e[d] : t;
+    return dp_z3_gathers(z, o, u) ? e + z->ug[u] : t;
+}
+
+static double dp_z3_run(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur)
+{
+    dp_z3 *z = ctx;
+    int a = z->uo[o->vs], n = z->uo[o->vs + 1] - a, back = o->kind != PT_OP_F;
+    int g = o->kind != PT_OP_W, r = z->p->split ? o->kind == PT_OP_W : o->kind == PT_OP_B;
+    const double *w = back ? z->ub : z->uf;
+    double *e = &z->e[d], t = ready, tot = 0, ge = -HUGE_VAL;
+    for (int j = a; j < a + n; j++) tot += w[j];
+    if (g) ge = dp_z3_issue(e, ready, z->ug[back ? a + n - 1 : a]);
+    for (int j = 0; j < n; j++) {
+        int u = back ? a + n - 1 - j : a + j;
+        if (g && ge > t) t = ge;
+        if (j == 0 && t0 > t) t = t0;
+        if (g && j + 1 < n) ge = dp_z3_issue(e, t, z->ug[back ? u - 1 : u + 1]);
+        t = dp_z3_compute(t, tot > 0 ? dur * w[u] / tot : dur / n, e, g && j + 1 < n ? &ge : NULL, z->sc, z->sx);
+        if (r && z->ur[u] > 0) dp_z3_issue(e, t, z->ur[u]);
+    }
+    return t;
+}
+
+/* How much later than the bare order the step ends with ZeRO-3's
+ * collectives (dp_z3) beside it, M micro-batches; HUGE_VAL when out of
+ * memory. */
+static double dp_z3_once(const pt_pipe *pp_, int64_t M, const double *f, const double *b, const int *uo,
+                         const double *uf, const double *ub, const double *ug, const double *ur, const pt_cost_dp *k,
+                         double p2p)
+{
+    pt_pipe p = *pp_;
+    pt_pipe_replay r = {0, 0, NULL}, r2 = {0, 0, NULL};
+    dp_z3 z = {&p, uo, uf, ub, ug, ur, NULL, k->slow_c, k->slow};
+    pt_pipe_hook hook = {dp_z3_start, dp_z3_run, &z};
+    double end, out = HUGE_VAL;
+    p.M = M;
+    z.e = calloc((size_t)p.pp, sizeof *z.e);
+    if (!z.e) return HUGE_VAL;
+    if (pt_pipe_run(&p, f, b, NULL, p2p, NULL, NULL, &r) == 0 &&
+        pt_pipe_run_hooked(&p, f, b, NULL, p2p, &hook, NULL, NULL, &r2) == 0) {
+        end = r2.makespan;
+        for (int d = 0; d < p.pp; d++)
+            if (z.e[d] > end) end = z.e[d];
+        out = end > r.makespan ? end - r.makespan : 0.0;
+    }
+    free(z.e);
+    return out;
+}
+
+/* dp_z3_once for p->M micro-batches.  The collectives grow with them: above
+ * 2L, L and 2L are replayed and the rest extrapolated (affine, as src/sim
+ * extrapolates a long step); L the first multiple of lcm(pp, 2) from 4,
+ * twice that for zb-v and dualpipe, whose fill and drain are twice as long
+ * (windows of one lcm put llama3-8b's zb-v steps 3.9% and gpt3-175b's
+ * dualpipe 3.2% off the simulator, llama2-7b's pp=2 1F1B 1.1%). */
+static double dp_zero3_replay(const pt_pipe *p, const double *f, const double *b, const int *uo, const double *uf,
+                              const double *ub, const double *ug, const double *ur, const pt_cost_dp *k, double p2p)
+{
+    int64_t q = p->pp % 2 ? 2 * (int64_t)p->pp : p->pp, L = (4 + q - 1) / q * q, M = p->M;
+    if (p->schedule == PT_SCHED_ZBV || p->dual) L *= 2; /* fill and drain twice as long */
+    double e1, e2;
+    if (M <= 2 * L) return dp_z3_once(p, M, f, b, uo, uf, ub, ug, ur, k, p2p);
+    e1 = dp_z3_once(p, L, f, b, uo, uf, ub, ug, ur, k, p2p);
+    e2 = dp_z3_once(p, 2 * L, f, b, uo, uf, ub, ug, ur, k, p2p);
+    if (e1 == HUGE_VAL || e2 == HUGE_VAL) return HUGE_VAL;
+    return e1 + (e2 - e1) * (double)(M - L) / (double)L;
+}
+
 static double dp_zero2_replay(const pt_pipe *pp_, const double *f, const double *b, const int *uo, const double *ub,
                               const double *ug, const double *ua, const pt_cost_dp *k, double p2p)
 {
@@ -2131,10 +2254,10 @@ static double dp_zero2_replay(const pt_pipe *pp_, const double *f, const double 
 }
 
 static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
-                          const pt_cost_dp *k, double Pst, double Pexp, int64_t M, double p2p, double span0)
+                          const pt_cost_dp *k, double Pst, double Pexp, int64_t M, double p2p)
 {
     pt_pipe p;
-    int V, PP = st->pp, NU;
+    int V, NU;
     int *lo = NULL;
     double *buf = NULL, *f, *b, *a, *uf, *ub, *ug, *ua, *ur, out = HUGE_VAL;
     double ra = Pst > 0 ? k->gather / Pst : 0, rg = Pst > 0 ? k->grad / Pst : 0, rr = Pst > 0 ? k->scatter / Pst : 0;
@@ -2179,40 +2302,8 @@ static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strateg
         }
         uo[vs + 1] = j;
     }
-    if (k->zero >= 3) {
-        /* each operation lengthened by its collectives' exposed time */
-        double *f2 = a;
-        dpseg sg[256];
-        double *b2 = malloc((size_t)V * sizeof *b2);
-        if (!b2) goto out;
-        for (int vs = 0; vs < V; vs++) {
-            int ns = 0;
-            double e;
-            for (int i = uo[vs]; i < uo[vs + 1] && ns < 256; i++) sg[ns++] = (dpseg){1, ug[i], uf[i], 0};
-            f2[vs] = f[vs] + dp_gather_op(sg, ns, k);
-            ns = 0;
-            for (int i = uo[vs + 1] - 1; i >= uo[vs] && ns < 256; i--) sg[ns++] = (dpseg){1, ug[i], 0.5 * ub[i], ur[i]};
-            e = dp_gather_op(sg, ns, k);
-            for (int i = 0; i < ns; i++) sg[i].g = 0;
-            b2[vs] = b[vs] + e + dp_drain(sg, ns);
-        }
-        {
-            /* the order stretched as its busiest rank's work is: each
-             * operation on it lengthened in proportion */
-            double ratio = 0;
-            for (int d = 0; d < PP; d++) {
-                double w = 0, w2 = 0;
-                for (int vs = 0; vs < V; vs++)
-                    if (pt_pipe_dev(&p, 0, vs) == d || (p.dual && pt_pipe_dev(&p, (int)(p.M - 1), vs) == d))
-                        w += f[vs] + b[vs], w2 += f2[vs] + b2[vs];
-                if (w > 0 && w2 / w - 1.0 > ratio) ratio = w2 / w - 1.0;
-            }
-            out = span0 * ratio;
-        }
-        free(b2);
-        goto out;
-    }
-    out = dp_zero2_replay(&p, f, b, uo, ub, ug, ua, k, p2p);
+    out = k->zero >= 3 ? dp_zero3_replay(&p, f, b, uo, uf, ub, ug, ur, k, p2p)
+                       : dp_zero2_replay(&p, f, b, uo, ub, ug, ua, k, p2p);
 out:
     free(lo);
     free(uo);
@@ -2317,16 +2408,17 @@ static double dp_stages_replay(const pt_strategy *st, const pt_cost_dp *k, doubl
     pt_pipe p;
     int V, PP = st->pp, NU = 2, *uo = NULL;
     double *buf = NULL, out = HUGE_VAL;
-    double ra = Pst > 0 ? k->gather / Pst : 0, rg = Pst > 0 ? k->grad / Pst : 0;
+    double ra = Pst > 0 ? k->gather / Pst : 0, rg = Pst > 0 ? k->grad / Pst : 0, rr = Pst > 0 ? k->scatter / Pst : 0;
     double era = Pexp > 0 ? k->e_gather / Pexp : 0, erg = Pexp > 0 ? k->e_grad / Pexp : 0;
+    double err = Pexp > 0 ? k->e_scatter / Pexp : 0;
     pt_pipe_init(&p, st, mb);
     V = p.V;
     assert(ns == PP && !pt_pipe_replayed(st));
     for (int d = 0; d < ns; d++) NU += (int)(s[d].layers > 0 ? s[d].layers : 1);
     uo = malloc((size_t)(V + 1) * sizeof *uo);
-    buf = malloc((size_t)(2 * V + 4 * NU) * sizeof *buf);
+    buf = malloc((size_t)(2 * V + 5 * NU) * sizeof *buf);
     if (uo && buf) {
-        double *f = buf, *b = f + V, *uf = b + V, *ub = uf + NU, *ug = ub + NU, *ua = ug + NU;
+        double *f = buf, *b = f + V, *uf = b + V, *ub = uf + NU, *ug = ub + NU, *ua = ug + NU, *ur = ua + NU;
         int v = V / PP;
         for (int vs = 0, j = 0; vs < V; vs++) {
             const pt_cost_dp_stage *e = &s[pt_pipe_dev(&p, 0, vs)];
@@ -2336,15 +2428,19 @@ static double dp_stages_replay(const pt_strategy *st, const pt_cost_dp *k, doubl
             uo[vs] = j;
             f[vs] = b[vs] = 0;
             if (vs == 0)
-                uf[j] = e->emb_f, ub[j] = e->emb_b, ug[j] = ra * e->Pemb, ua[j] = rg * e->Pemb, j++;
+                uf[j] = e->emb_f, ub[j] = e->emb_b, ug[j] = ra * e->Pemb, ua[j] = rg * e->Pemb, ur[j] = rr * e->Pemb,
+                j++;
             for (int64_t l = 0; l < n && j < NU; l++, j++)
-                uf[j] = e->f, ub[j] = e->b, ug[j] = ra * e->P + era * e->Pe, ua[j] = rg * e->P + erg * e->Pe;
+                uf[j] = e->f, ub[j] = e->b, ug[j] = ra * e->P + era * e->Pe, ua[j] = rg * e->P + erg * e->Pe,
+                ur[j] = rr * e->P + err * e->Pe;
             if (vs == V - 1 && j < NU)
-                uf[j] = e->head_f, ub[j] = e->head_b, ug[j] = ra * e->Phead, ua[j] = rg * e->Phead, j++;
+                uf[j] = e->head_f, ub[j] = e->head_b, ug[j] = ra * e->Phead, ua[j] = rg * e->Phead,
+                ur[j] = rr * e->Phead, j++;
             for (int u = uo[vs]; u < j; u++) f[vs] += uf[u], b[vs] += ub[u];
             uo[vs + 1] = j;
         }
-        out = dp_zero2_replay(&p, f, b, uo, ub, ug, ua, k, p2p);
+        out = k->zero >= 3 ? dp_zero3_replay(&p, f, b, uo, uf, ub, ug, ur, k, p2p)
+                           : dp_zero2_replay(&p, f, b, uo, ub, ug, ua, k, p2p);
     }
     free(uo);
     free(buf);
@@ -2383,7 +2479,10 @@ static double dp_stages(const pt_strategy *st, const pt_cost_dp *k, double Pst, 
 double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
                            const pt_cost_dp_stage *s, int ns, double p2p)
 {
-    if (st->pp > 1 && k->zero <= 2) return dp_stages_replay(st, k, Pst, Pexp, mb, s, ns, p2p);
+    /* one entry per stage of a pipeline: replayed (ZeRO-3 under zb-v or
+     * dualpipe comes here only from src/cost/hetero.c: closed form) */
+    if (st->pp > 1 && ns == st->pp && (k->zero <= 2 || !pt_pipe_replayed(st)))
+        return dp_stages_replay(st, k, Pst, Pexp, mb, s, ns, p2p);
     return dp_stages(st, k, Pst, Pexp, mb, s, ns);
 }
 
@@ -2417,7 +2516,7 @@ static uint64_t dp_memo_hash(const double *key)
  * pt_cost_dp_stages_s.  zb-v and dualpipe: dp_replayed. */
 static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st,
                            const pt_cost_prep *pr, int *skipped, double Pst, double Pexp, int64_t mb,
-                           const double *sfw, const double *sbw, double p2p, double span0)
+                           const double *sfw, const double *sbw, double p2p)
 {
     pt_cost_dp k;
     pt_cost_dp_stage sc[3];
@@ -2427,14 +2526,14 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
      * rank's compute add up along the order has no closed form (they pass
      * down the drain chain one rank after another, or happen on every rank
      * at once): replayed (dp_stages_replay) */
-    int replay = st->pp > 1 && st->zero <= 2;
+    int replay = st->pp > 1;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;
     if ((zbv || dual || replay) && skipped) { /* a replay adds, never takes away */
         *skipped = 1;
         return 0.0;
     }
-    if (zbv || dual) return dp_replayed(m, job, st, pr, &k, Pst, Pexp, mb, p2p, span0);
+    if (zbv || dual) return dp_replayed(m, job, st, pr, &k, Pst, Pexp, mb, p2p);
     for (int which = 0; which < 3; which++) {
         pt_cost_dp_stage *s = &sc[nsc++];
         int first, last;
@@ -2487,7 +2586,7 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
         one = malloc((size_t)st->pp * sizeof *one);
         if (!one) return HUGE_VAL;
         for (int d = 0; d < st->pp; d++) one[d] = sc[d == 0 ? 0 : d == st->pp - 1 ? 1 : 2], one[d].count = 1.0;
-        e = pt_cost_dp_stages_s(st, &k, Pst, Pexp, mb, one, st->pp, p2p);
+        e = dp_stages_replay(st, &k, Pst, Pexp, mb, one, st->pp, p2p);
         free(one);
         if (e < HUGE_VAL) memcpy(slot->key, key, sizeof key), slot->value = e, slot->used = 1;
         return e;
@@ -2647,9 +2746,7 @@ static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *
             Pexp = Pe2;
         }
     }
-    /* zb-v, dualpipe: the replayed order's makespan, as the bubble came from it */
-    dp_exposed = dp_exposed_s(m, c, job, st, pr, skipped, Pst, Pexp, mb, sfw, sbw, p2p_one,
-                              bubble + p2p + nmb * (tf + tb + tpf + tpb + cpf + cpb + ep_mb));
+    dp_exposed = dp_exposed_s(m, c, job, st, pr, skipped, Pst, Pexp, mb, sfw, sbw, p2p_one);
     /* Tied embeddings across pipeline stages: first and last stage all-reduce
      * the embedding gradient once per step. */
     p2p += pt_cost_tied_embedding_s(m, c, st);

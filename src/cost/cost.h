@@ -184,6 +184,11 @@ typedef struct pt_cost_dp_stage {
  *    with its per-operation gathers and reduce-scatters (but no faster than
  *    its stream carries them) beyond the slowest stage's t without them,
  *    plus each stage's exposure once (count times) for the fill and drain.
+ *    With a pipeline (s: one entry per stage) it is replayed instead, each
+ *    rank's stream beside the order (dp_zero3_replay) as src/sim runs it:
+ *    the closed form overcounts where the reduce-scatters are long (fp32:
+ *    up to 15% on ZB-H1); the closed form stays for one stage (ns = 1) and
+ *    for zb-v and dualpipe from src/cost/hetero.c.
  * Not for zb-v and dualpipe, whose order cost.c replays instead. */
 double pt_cost_dp_stages_s(const pt_strategy *st, const pt_cost_dp *k, double Pst, double Pexp, int64_t mb,
                            const pt_cost_dp_stage *s, int ns, double p2p);
