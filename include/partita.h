@@ -96,7 +96,13 @@ typedef struct pt_model {
     int64_t moe_ffn;      /* one routed expert's inner size, e.g. 2048       */
     int64_t shared_ffn;   /* all shared experts' inner size together, e.g. 2048 (0: none) */
     int64_t dense_layers; /* layers with the dense MLP instead, e.g. 3; they come first */
-    int64_t mtp_layers;   /* multi-token-prediction modules, e.g. 1 (not in the counts) */
+    int64_t mtp_layers;   /* multi-token-prediction depths, e.g. 1 (DeepSeek-V3's
+                             num_nextn_predict_layers; not in the parameter
+                             counts, priced on the last stage: src/cost/cost.c) */
+    int mtp_shared;       /* 1: one physical block serves every depth (NeMo
+                             AutoModel's mtp_use_repeated_layer)             */
+    char mtp_hybrid[8];   /* a hybrid model's MTP block kinds, e.g. "*E"
+                             (mtp_hybrid_override_pattern); "" otherwise     */
     int expert_bias;      /* 1: expert linears and the router carry biases (gpt_oss) */
     /* Multi-head latent attention (DeepSeek-V2/V3); mla = 0: plain (GQA) attention. */
     int mla;
@@ -378,6 +384,13 @@ typedef struct pt_job {
                               AutoModel's from_config default, torch_dtype
                               "auto" = bf16); 2 + 2 + 4 B a parameter in place
                               of 2 + 4 + 12. 0: mixed precision (the default) */
+    int mtp_in_layout;     /* 1: the pipeline layout gives the model's
+                              multi-token-prediction depths a slot of their own
+                              and balances the stages around it (Megatron-Core's
+                              --pipeline-model-parallel-layout "...tmL" with
+                              fewer layers there): their work spread over the
+                              ranks; 0: on the last stage with its layers (the
+                              default)                                        */
     int moe_a2a_overlap;   /* 1: the expert all-to-all of one micro-batch runs
                               under another's compute (Megatron-Core's
                               --overlap-moe-expert-parallel-comm, whose combined

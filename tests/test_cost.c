@@ -309,7 +309,8 @@ static void test_chunked_by_hand(void **state)
  *     (576 + 512) = 1.6577e9
  *   indexer scores: 3 x 2 x 64 heads x 128 x 16384 keys = 8.0531e8
  *   indexer projections: 6 x 13,959,168 = 8.3755e7
- * times 61 layers, 32768 tokens and gbs 4. */
+ * times 62 blocks (61 layers and the multi-token-prediction depth's,
+ * num_nextn_predict_layers 1), 32768 tokens and gbs 4. */
 static void test_dsa_by_hand(void **state)
 {
     pt_model s = th_model("deepseek-v3.2"), d;
@@ -319,7 +320,7 @@ static void test_dsa_by_hand(void **state)
     d = s;
     d.index_topk = d.index_heads = d.index_head_dim = 0;
     th_near_rel(pt_cost_model_flops(&d, 32768, 4) - pt_cost_model_flops(&s, 32768, 4),
-                (dense - core - idx - proj) * 61 * 32768 * 4, 1e-9, "model FLOPs DSA saves at 32k");
+                (dense - core - idx - proj) * 62 * 32768 * 4, 1e-9, "model FLOPs DSA saves at 32k");
     /* under topk keys of context, the sparse core is the MQA form of the
      * dense one: 1088 against 320 FLOPs a key, and the indexer on top */
     assert_true(pt_cost_model_flops(&s, 2048, 4) > pt_cost_model_flops(&d, 2048, 4));
@@ -1122,6 +1123,63 @@ static void test_deepseek_v3_step(void **state)
              1e-12, "step = sum of parts");
 }
 
+/* DeepSeek-V3's multi-token-prediction depth (num_nextn_predict_layers 1)
+ * by hand, against the same model without it (h = 7168, V = 129280):
+ *   model FLOPs per token, Megatron-LM's count (training.py,
+ *   num_floating_point_operations): one more MoE layer, 6 x (MLA GEMMs
+ *   187,107,328 -- q_a 11,010,048, q_b 37,748,736, kv_a 4,128,768, kv_b
+ *   16,777,216, o 117,440,512 and the two low-rank norms 2,048 -- plus 8
+ *   routed experts 352,321,536, the shared one 44,040,192 and the router
+ *   1,835,008) = 3,511,824,384; its causal attention core 6 x 2048 keys x 128
+ *   heads x (192 + 128) = 503,316,480; the norms and projection 6 x (3h +
+ *   2h^2) = 616,691,712; the logits again 6Vh = 5,560,074,240;
+ *   together 10,191,906,816 a token;
+ *   the last stage's parameters on a device (tp=2, ep=64, pp=16): the MoE
+ *   layer's 187,107,328 / 2 + 2h norms 14,336 + (shared expert and router
+ *   45,875,200) / 2 = 116,505,600, the projection 2h^2/2 = 51,380,224, three
+ *   norms 21,504 and the embedding the depth looks up, untied, Vh/2 =
+ *   463,339,520: 631,246,848 more; its routed experts 256 x 3 x 7168 x 2048 /
+ *   64 = 176,160,768 more. */
+static void test_mtp_by_hand(void **state)
+{
+    pt_model m = th_model("deepseek-v3"), n;
+    pt_cluster c = th_cluster("dgx-h100", 1024);
+    pt_job j = th_job(4096, 8192, 1);
+    pt_strategy st = th_strategy("tp=2 pp=16 ep=64 etp=1 mbs=1 gbs=8192", &m, &c, &j);
+    double e1 = 0, e0 = 0, p1, p0;
+    pt_cost k1, k0;
+    (void)state;
+    assert_int_equal(m.mtp_layers, 1);
+    n = m;
+    n.mtp_layers = 0;
+    th_near_rel(pt_cost_model_flops(&m, 4096, 1) - pt_cost_model_flops(&n, 4096, 1), 10191906816.0 * 4096, 1e-9,
+                "the MTP depth's FLOPs");
+    th_near_rel(pt_cost_stage_params(&m, &st, 0, 1, 2) - pt_cost_stage_params(&n, &st, 0, 1, 2), 631246848.0,
+                1e-12, "the MTP depth's parameters on the last stage");
+    p1 = pt_cost_bucket_params(&m, &st, 2, 0, 1, &e1);
+    p0 = pt_cost_bucket_params(&n, &st, 2, 0, 1, &e0);
+    th_near_rel(p1 - p0, 631246848.0, 1e-12, "... in the output layer's bucket");
+    th_near_rel(e1 - e0, 176160768.0, 1e-12, "... and its routed experts");
+    /* its work is the last stage's: 2 layers there against 4 in the middle,
+     * so this step barely moves; spread over a layout balanced around it
+     * (mtp_in_layout), none of it lands on the last stage alone */
+    k1 = eval(&m, &c, &j, &st);
+    k0 = eval(&n, &c, &j, &st);
+    assert_true(k1.step_time_s > k0.step_time_s && k1.step_time_s < 1.01 * k0.step_time_s);
+    assert_true(k1.mfu > k0.mfu); /* its FLOPs count, as Megatron-LM counts them */
+    /* on two stages (31 + 30 layers) the last one holds the depth -- about
+     * two and a half layers' work with the output layer again -- and paces
+     * the step; a layout balanced around it spreads that over both */
+    st = th_strategy("tp=2 pp=2 pp_first=31 pp_last=30 ep=64 etp=1 mbs=1 gbs=8192 recompute=full", &m, &c, &j);
+    k1 = eval(&m, &c, &j, &st);
+    k0 = eval(&n, &c, &j, &st);
+    j.mtp_in_layout = 1;
+    {
+        pt_cost k2 = eval(&m, &c, &j, &st);
+        assert_true(k0.time.compute < k2.time.compute && k2.time.compute < k1.time.compute);
+    }
+}
+
 /* Model FLOPs of a MoE model use the active experts: Mixtral 8x7B per token
  * 6 * (GEMM parameters with 2 of 8 experts) + attention 6*(s/2)*a*(2d)
  * (causal: s/2 keys per query) + logits 6*V*h. */
@@ -1246,6 +1304,7 @@ int main(void)
         cmocka_unit_test(test_identities),
         cmocka_unit_test(test_zero3_engines),
         cmocka_unit_test(test_deepseek_v3_step),
+        cmocka_unit_test(test_mtp_by_hand),
         cmocka_unit_test(test_moe_flops),
         cmocka_unit_test(test_moe_weights),
         cmocka_unit_test(test_ep_placement),

@@ -213,6 +213,23 @@ static void test_nemotron3_ultra(void **state)
     assert_int_equal(pt_model_kind_layers(&m, '*', 0, 108), 12);
     assert_int_equal(pt_model_params(&m), INT64_C(549308968960));
     assert_int_equal(pt_model_params(&m) - pt_model_active_params(&m), INT64_C(493250150400));
+    /* its multi-token-prediction depth (num_nextn_predict_layers 1,
+     * mtp_hybrid_override_pattern "*E"), forward FLOPs a token at s = 4096
+     * (2048 causal keys): the attention block's GEMMs 2 x 138,412,032 =
+     * 276,824,064 and core 2 x 2048 x 64 x 128 x 2 = 67,108,864; the MoE
+     * block's 22 experts 2 x 22 x 2 x 2048 x 5120 = 922,746,880, latent
+     * projections, shared expert and router 2 x (33,554,432 + 167,772,160 +
+     * 4,194,304) = 411,041,792; the three norms and the projection 2 x (3 x
+     * 8192 + 2 x 8192^2) = 268,484,608; the logits 2 x 131072 x 8192 =
+     * 2,147,483,648: 4,093,689,856 (training: 3x) */
+    {
+        pt_model n = m;
+        assert_int_equal(m.mtp_layers, 1);
+        assert_string_equal(m.mtp_hybrid, "*E");
+        n.mtp_layers = 0;
+        th_near_rel(pt_cost_model_flops(&m, 4096, 1) - pt_cost_model_flops(&n, 4096, 1), 3.0 * 4093689856.0 * 4096,
+                    1e-9, "Ultra's MTP depth");
+    }
 }
 
 static void expect_refused(const char *text, const char *field, const char *value_part, const char *msg_part)
@@ -247,6 +264,9 @@ static void test_refusals(void **state)
     expect_refused("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"layers_block_type\": "
                    "[\"mamba\", \"attention\", \"mlp\", \"ssm\"]}",
                    "layers_block_type", "", "at layer 3");
+    expect_refused("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"hybrid_override_pattern\": \"M*-E\", "
+                   "\"num_nextn_predict_layers\": 1, \"mtp_hybrid_override_pattern\": \"*X\"}",
+                   "mtp_hybrid_override_pattern", "*X", "holds 'X' at block 1");
 }
 
 /* Tensor parallelism splits a Mamba-2 mixer's heads and its B, C groups
@@ -309,6 +329,15 @@ static void test_layers_block_type(void **state)
     (void)state;
     assert_string_equal(b.hybrid, "M*-E");
     assert_int_equal(pt_model_params(&a), pt_model_params(&b));
+    /* and an MTP depth's blocks as mtp_layers_block_type lists them; none
+     * given: attention and, with MoE blocks in the stack, MoE */
+    b = parse("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"hybrid_override_pattern\": \"M*-E\", "
+              "\"num_nextn_predict_layers\": 2, \"mtp_layers_block_type\": [\"attention\", \"mlp\"]}");
+    assert_int_equal(b.mtp_layers, 2);
+    assert_string_equal(b.mtp_hybrid, "*-");
+    b = parse("{" SMALL_KEYS ", \"ssm_state_size\": 16, \"hybrid_override_pattern\": \"M*-E\", "
+              "\"num_nextn_predict_layers\": 1}");
+    assert_string_equal(b.mtp_hybrid, "*E");
 }
 
 /* Serving prices attention and a KV cache in every layer: a hybrid model is

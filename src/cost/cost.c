@@ -999,6 +999,74 @@ static void kind_params(const pt_model *m, const pt_strategy *st, double p[4], d
     e[3] = (double)pt_model_expert_params(m) / ((double)st->ep * st->etp);
 }
 
+/* ---- multi-token prediction ------------------------------------------------
+ * DeepSeek-V3 (section 2.2) and Megatron-Core's MultiTokenPredictionBlock,
+ * on the last pipeline stage (Megatron's layouts end "...tmL"): each of
+ * m->mtp_layers depths embeds the tokens one further on (the embedding,
+ * shared: the last stage holds it too), normalises that and the previous
+ * depth's output (an RMSNorm each), projects the two (2h -> h), runs one
+ * block -- of the backbone's last kind, a hybrid model's mtp_hybrid blocks
+ * -- then the final norm, the shared output layer and the loss again.
+ * Priced as part of the output layer (pr->head_f, head_b; the head bucket's
+ * parameters; the last stage's activations), so every schedule and the
+ * simulator place it where they place the output layer.  m->mtp_shared:
+ * one physical block for every depth (parameters once, work D times). */
+
+/* Whether the backbone's MTP block (not hybrid) is a MoE layer. */
+static int mtp_moe(const pt_model *m)
+{
+    return m->experts > 0 && pt_model_moe_layers(m) > 0;
+}
+
+/* Parameters of one MTP depth as one device holds them, the routed experts'
+ * share in *e: its block, the projection (tp-sharded) and three norms. */
+static double mtp_params(const pt_model *m, const pt_strategy *st, double *e)
+{
+    double t = st->tp, h = (double)m->hidden, norms = (m->norm_bias ? 4.0 : 2.0) * h, p = 0;
+    *e = 0;
+    if (m->hybrid[0]) {
+        double kp[4], ke[4];
+        kind_params(m, st, kp, ke);
+        for (const char *k = m->mtp_hybrid; *k; k++) {
+            int i = (int)(strchr(PT_COST_KINDS, *k) - PT_COST_KINDS);
+            p += kp[i], *e += ke[i];
+        }
+    } else if (mtp_moe(m)) {
+        p = ((double)pt_model_attn_params(m) - norms) / t + norms + (double)pt_model_moe_other_params(m) / t;
+        *e = (double)pt_model_expert_params(m) / ((double)st->ep * st->etp);
+    } else {
+        p = ((double)pt_model_layer_params(m) - norms) / t + norms;
+    }
+    return p + 2.0 * h * h / t + 3.0 * h;
+}
+
+/* The depths' parameters on the last stage (MTP blocks held once each, or
+ * once for all where shared), experts in *e; plus the embedding a last
+ * stage apart from the first holds for them where the output layer is not
+ * that same tensor (untied). */
+static double mtp_stage_params(const pt_model *m, const pt_strategy *st, int first, double *e)
+{
+    double n = m->mtp_shared ? 1.0 : (double)m->mtp_layers, one, oe;
+    *e = 0;
+    if (m->mtp_layers <= 0) return 0.0;
+    one = mtp_params(m, st, &oe);
+    *e = n * oe;
+    return n * one + (!first && st->pp > 1 && !m->tied_embeddings ? (double)m->vocab * (double)m->hidden / st->tp : 0.0);
+}
+
+/* One MTP depth's activations of one micro-batch: its block's, the two
+ * normalised inputs and their concatenation the projection keeps, the
+ * output layer's input and fp32 logits. */
+static double mtp_activations(const pt_model *m, const pt_job *job, const pt_strategy *st)
+{
+    double T = (double)job->seq_len / st->cp * st->mbs, h = (double)m->hidden, sp = st->sp ? st->tp : 1, a = 0;
+    if (m->hybrid[0])
+        for (const char *k = m->mtp_hybrid; *k; k++) a += hybrid_act(m, job, st, *k);
+    else
+        a = (double)pt_cost_layer_activation_bytes(m, job, st);
+    return a + T * h * 2.0 * 4.0 / sp + T * h * 2.0 / sp + T * (double)m->vocab * 4.0 / st->tp;
+}
+
 /* Activation bytes of a hybrid model's stage, one micro-batch through it. */
 static double hybrid_stage_act(const pt_model *m, const pt_strategy *st, const pt_cost_prep *pr, int first,
                                int last)
@@ -1023,7 +1091,7 @@ static void hybrid_prepare(const pt_model *m, const pt_cluster *c, const pt_job 
         struct pt_cost_kind *q = &pr->kind[k];
         double n = (double)pt_model_kind_layers(m, PT_COST_KINDS[k], 0, m->layers), lp;
         layer_t B;
-        if (n == 0) continue;
+        if (n == 0 && !(m->mtp_layers > 0 && strchr(m->mtp_hybrid, PT_COST_KINDS[k]))) continue;
         hybrid_block(m, c, job, st, &pr->h, PT_COST_KINDS[k], &B);
         q->f = B.f, q->b = B.b, q->tp_f = B.tp_f, q->tp_b = B.tp_b, q->cp_f = B.cp_f, q->cp_b = B.cp_b;
         q->ep_f = B.ep_f, q->ep_b = B.ep_b, q->flops_f = B.flops_f, q->flops_rc = B.flops_rc;
@@ -1170,6 +1238,12 @@ static double model_flops(const pt_model *m, double s, double keys, double span,
      * keys = s, eq. 3's count), plus the logits 6*V*h. */
     double h = (double)m->hidden, d = (double)m->head_dim;
     double lin, per_tok;
+    /* multi-token prediction, per depth: one block (below, by kind), two
+     * RMSNorms and the final one (3h), the 2h->h projection, and the output
+     * layer again -- Megatron-LM's count (training.py,
+     * num_floating_point_operations: 3*2*mtp*(3h + 2h^2) and the logits
+     * times mtp + 1) */
+    double D = (double)m->mtp_layers, mtp_tok = 6.0 * D * (3.0 * h + 2.0 * h * h + (double)m->vocab * h);
     if (m->hybrid[0]) {
         /* a hybrid stack: each block's forward FLOPs per token as
          * hybrid_block prices them (Mamba-2: projections, conv1d, SSD scan;
@@ -1181,7 +1255,11 @@ static double model_flops(const pt_model *m, double s, double keys, double span,
                       (block_gemm_flops(m, '*') + 2.0 * keys * (double)m->heads * 2.0 * d) +
                   (double)pt_model_kind_layers(m, '-', 0, m->layers) * block_gemm_flops(m, '-') +
                   (double)pt_model_kind_layers(m, 'E', 0, m->layers) * block_gemm_flops(m, 'E');
-        return (3.0 * per_tok + 6.0 * (double)m->vocab * h) * s * (double)global_batch;
+        for (const char *k = m->mtp_hybrid; D > 0 && *k; k++)
+            per_tok += D * (*k == 'M' ? gm + cv + sd
+                            : *k == '*' ? block_gemm_flops(m, '*') + 2.0 * keys * (double)m->heads * 2.0 * d
+                                        : block_gemm_flops(m, *k));
+        return (3.0 * per_tok + 6.0 * (double)m->vocab * h + mtp_tok) * s * (double)global_batch;
     }
     if (m->experts > 0 || m->mla || m->window_layers) {
         /* MoE / MLA / sliding windows: the GEMM parameters one token uses
@@ -1200,15 +1278,17 @@ static double model_flops(const pt_model *m, double s, double keys, double span,
             dqk = (double)(m->kv_lora + m->qk_rope), dv = (double)m->kv_lora;
             idx = 2.0 * (double)m->index_heads * (double)m->index_head_dim * causal_keys(span, 0);
         }
-        lin = L * attn + (L - nmoe) * dense + nmoe * moe;
-        per_tok = 6.0 * lin + 6.0 * L * keys * (double)m->heads * (dqk + dv) + 3.0 * L * idx +
-                  6.0 * (double)m->vocab * h;
+        /* an MTP depth's block is of the last layer's kind (MoE where the
+         * model has MoE layers) */
+        lin = (L + D) * attn + (L - nmoe) * dense + (nmoe + (nmoe > 0 ? D : 0.0)) * moe + (nmoe > 0 ? 0.0 : D * dense);
+        per_tok = 6.0 * lin + 6.0 * (L + D) * keys * (double)m->heads * (dqk + dv) + 3.0 * (L + D) * idx +
+                  6.0 * (double)m->vocab * h + mtp_tok;
         return per_tok * s * (double)global_batch;
     }
     lin = h * ((double)(m->heads + 2 * m->kv_heads) * d + (double)m->heads * d) +
           h * (double)m->ffn * (m->gated_mlp ? 3.0 : 2.0);
-    per_tok = 6.0 * (double)m->layers * lin + 12.0 * (double)m->layers * keys * (double)m->heads * d +
-              6.0 * (double)m->vocab * h;
+    per_tok = 6.0 * ((double)m->layers + D) * lin + 12.0 * ((double)m->layers + D) * keys * (double)m->heads * d +
+              6.0 * (double)m->vocab * h + mtp_tok;
     return per_tok * s * (double)global_batch;
 }
 
@@ -1313,9 +1393,12 @@ static double stage_params_n(const pt_model *m, const pt_strategy *st, int first
     }
     if (first) p += (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
     if (last) {
+        double me;
         p += (m->norm_bias ? 2.0 : 1.0) * h;
         /* untied: the output layer; tied with pp > 1: Megatron keeps a copy */
         if (!m->tied_embeddings || (!first && st->pp > 1)) p += (double)m->vocab * h / t;
+        p += mtp_stage_params(m, st, first, &me);
+        e += me;
     }
     if (st->schedule == PT_SCHED_DUALPIPE) {
         p *= 2.0; /* two mirrored stages */
@@ -1451,7 +1534,8 @@ double pt_cost_stage_extra_activations(const pt_model *m, const pt_job *job, con
     double T = (double)job->seq_len / st->cp * st->mbs, a = 0;
     if (first) a += T * (double)m->hidden * (m->dropout ? 3.0 : 2.0) / (st->sp ? st->tp : 1);
     if (last) /* final norm output and fp32 logits of the micro-batch in flight */
-        a += T * (double)m->hidden * 2.0 / (st->sp ? st->tp : 1) + T * (double)m->vocab * 4.0 / st->tp;
+        a += T * (double)m->hidden * 2.0 / (st->sp ? st->tp : 1) + T * (double)m->vocab * 4.0 / st->tp +
+             (m->mtp_layers > 0 ? (double)m->mtp_layers * mtp_activations(m, job, st) : 0.0);
     return a;
 }
 
@@ -1674,6 +1758,36 @@ ends:
     linear(&pr->h, pr->h.peak16, 2.0, T, V / t, hd, &pr->head_f, &pr->head_b);
     pr->head_f += pt_roofline_ew_s(&pr->h, T * (V / t) * 14.0 + T * hd * 4.0 / (st->sp ? t : 1));
     pr->head_b += pt_roofline_ew_s(&pr->h, T * (V / t) * 6.0 + T * hd * 8.0 / (st->sp ? t : 1));
+    if (m->mtp_layers > 0) {
+        /* each depth: the shifted tokens' embedding, two norms and the
+         * concatenation (r 2 w 2 each, 16 bytes an element forward), the
+         * projection, its block with its collectives, the output layer */
+        double D = (double)m->mtp_layers, pf = 0, pb = 0, bf = 0, bb = 0, Te = st->sp ? T / t : T;
+        linear(&pr->h, pr->h.peak, job->dtype == PT_FP8 ? 1.0 : 2.0, T, hd / t, 2.0 * hd, &pf, &pb);
+        pf += pt_roofline_ew_s(&pr->h, Te * hd * 16.0);
+        pb += pt_roofline_ew_s(&pr->h, Te * hd * 32.0);
+        if (m->hybrid[0]) {
+            for (const char *k = m->mtp_hybrid; *k; k++) {
+                const struct pt_cost_kind *q = &pr->kind[strchr(PT_COST_KINDS, *k) - PT_COST_KINDS];
+                bf += q->f + q->tp_f + q->cp_f + q->ep_f;
+                bb += q->b + q->tp_b + q->cp_b + q->ep_b;
+            }
+        } else {
+            bf = pr->lf + pr->ltp_f + pr->lcp_f + (mtp_moe(m) ? pr->lep_f : 0.0);
+            bb = pr->lb + pr->ltp_b + pr->lcp_b + (mtp_moe(m) ? pr->lep_b : 0.0);
+        }
+        bf = D * (bf + pf + pr->emb_f + pr->emb_tp + pr->head_f);
+        bb = D * (bb + pb + pr->emb_b + (st->sp ? pr->emb_tp : 0.0) + pr->head_b);
+        if (job->mtp_in_layout && st->pp > 1) {
+            /* a layout balanced around them: their work spread over every
+             * layer (so over the ranks as the layers are) */
+            double nl = (double)m->layers;
+            pr->lf += bf / nl, pr->lb += bb / nl;
+            for (int k = 0; k < 4 && m->hybrid[0]; k++) pr->kind[k].f += bf / nl, pr->kind[k].b += bb / nl;
+        } else {
+            pr->head_f += bf, pr->head_b += bb;
+        }
+    }
 
     if (m->hybrid[0])
         return; /* hybrid_prepare set the layer's parameters and activations */
@@ -1707,7 +1821,8 @@ pt_status pt_cost_eval(const pt_model *m, const pt_cluster *c, const pt_job *job
 
 double pt_cost_tied_embedding_s(const pt_model *m, const pt_cluster *c, const pt_strategy *st)
 {
-    if (st->pp <= 1 || !m->tied_embeddings) return 0.0;
+    /* tied, or the MTP depths' embedding on the last stage (untied) */
+    if (st->pp <= 1 || (!m->tied_embeddings && m->mtp_layers <= 0)) return 0.0;
     return pt_coll_time(c, PT_ALLREDUCE, bytes_i64(4.0 * (double)m->vocab * (double)m->hidden / st->tp), 2,
                         pt_strategy_stride(st, PT_GROUP_PP) * (st->pp - 1));
 }
@@ -1761,8 +1876,9 @@ double pt_cost_bucket_params(const pt_model *m, const pt_strategy *st, int which
     double t = st->tp, h = (double)m->hidden, norms = (m->norm_bias ? 4.0 : 2.0) * h, p, e = 0;
     if (which == 0) {
         p = (double)m->vocab * h / t + (m->learned_pos ? (double)m->max_seq * h : 0.0);
-    } else if (which == 2) {
-        p = (m->norm_bias ? 2.0 : 1.0) * h + (!m->tied_embeddings || copy ? (double)m->vocab * h / t : 0.0);
+    } else if (which == 2) { /* copy: the stage does not hold the embedding (pp > 1, not the first) */
+        p = (m->norm_bias ? 2.0 : 1.0) * h + (!m->tied_embeddings || copy ? (double)m->vocab * h / t : 0.0) +
+            mtp_stage_params(m, st, !copy, &e);
     } else if (m->hybrid[0]) {
         double kp[4], ke[4];
         int k = 0;
@@ -2795,7 +2911,7 @@ static void eval_prepared(const pt_model *m, const pt_cluster *c, const pt_job *
          * flash attention's QK^T re-run, unfused attention's masked half),
          * scaled from this device's per-layer count to the whole job */
         double rc_ratio = L.flops_f > 0 ? L.flops_rc / (3.0 * L.flops_f) : 0.0;
-        double layer_share = 1.0 - 6.0 * V * hd / (fm / tokens);
+        double layer_share = 1.0 - 6.0 * V * hd * (1.0 + (double)m->mtp_layers) / (fm / tokens);
         out->model_flops = fm;
         out->hw_flops = fm * (1.0 + rc_ratio * layer_share);
         out->tokens_per_s = tokens / out->step_time_s;

@@ -72,6 +72,9 @@
  * Rotary embedding and sliding windows (Megatron): --rotary-base, llama3
  *   and yarn (MLA) scaling, --window-size (meg_rope and export_megatron say
  *   which and why).
+ * Multi-token prediction (DeepSeek-V3's num_nextn_predict_layers):
+ *   Megatron gets --mtp-num-layers (arguments.py _add_mtp_args), on its last
+ *   stage where the cost model prices the depths.
  * Mixture of experts: Megatron gets --num-experts, --moe-router-topk, the
  *   router (--moe-router-score-function, --moe-router-pre-softmax,
  *   --moe-router-num-groups/--moe-router-group-topk,
@@ -410,6 +413,9 @@ static pt_status export_megatron(const pt_model *m, const pt_cluster *c, const p
         if (m->qkv_bias) meg_arg(&b, "--add-qkv-bias");
     }
     if (!m->tied_embeddings) meg_arg(&b, "--untie-embeddings-and-output-weights");
+    /* multi-token prediction on the last stage, as priced (src/cost/cost.c);
+     * the loss weight is Megatron's default (--mtp-loss-scaling-factor 0.1) */
+    if (m->mtp_layers > 0) meg_arg(&b, "--mtp-num-layers %lld", (long long)m->mtp_layers);
     if (!m->dropout) { /* Megatron's defaults are 0.1 */
         meg_arg(&b, "--attention-dropout 0.0");
         meg_arg(&b, "--hidden-dropout 0.0");

@@ -173,14 +173,18 @@ void pt_emit_plan_table(FILE *f, const pt_model *m, const pt_cluster *c, const p
     pt_str_escape(m->name, mn, sizeof mn);
     pt_str_escape(c->name, cn, sizeof cn);
     pt_str_escape(c->dev.name, dn, sizeof dn);
+    /* multi-token-prediction depths: priced, outside the parameter counts */
+    if (m->mtp_layers > 0) snprintf(docs, sizeof docs, " + %lld MTP depth%s", (long long)m->mtp_layers,
+                                    m->mtp_layers > 1 ? "s" : "");
+    else docs[0] = '\0';
     if (m->experts > 0)
-        fprintf(f, "model      %s (%.1fB parameters, %.1fB active: %lld experts, top-%lld; %lld layers, "
+        fprintf(f, "model      %s (%.1fB parameters, %.1fB active: %lld experts, top-%lld; %lld layers%s, "
                 "hidden %lld)\n", mn, (double)pt_model_params(m) / 1e9,
                 (double)pt_model_active_params(m) / 1e9, (long long)m->experts, (long long)m->topk,
-                (long long)m->layers, (long long)m->hidden);
+                (long long)m->layers, docs, (long long)m->hidden);
     else
-        fprintf(f, "model      %s (%.1fB parameters, %lld layers, hidden %lld)\n", mn,
-                (double)pt_model_params(m) / 1e9, (long long)m->layers, (long long)m->hidden);
+        fprintf(f, "model      %s (%.1fB parameters, %lld layers%s, hidden %lld)\n", mn,
+                (double)pt_model_params(m) / 1e9, (long long)m->layers, docs, (long long)m->hidden);
     fprintf(f, "cluster    %s: %lld x %s, seq %lld%s, %s%s%s, %s\n", cn, (long long)c->devices, dn,
             (long long)job->seq_len, pt_emit_docs(job, docs, sizeof docs), pt_dtype_name(job->dtype),
             job->flash_attention ? ", flash attention" : "", pt_emit_comm_opts(job, comm, sizeof comm),

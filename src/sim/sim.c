@@ -351,7 +351,9 @@ static int dp_setup(sim *s, const pt_model *m, const pt_cluster *c, const pt_job
                     const pt_cost_prep *pr)
 {
     const pt_pipe *p = &s->pipe;
-    int V = p->V, PP = st->pp, NU = 0, copy = m->tied_embeddings && st->pp > 1 && st->schedule != PT_SCHED_ZBV &&
+    /* copy: the output layer's rank does not hold the embedding (it keeps a
+     * copy where tied, and the MTP depths' embedding) */
+    int V = p->V, PP = st->pp, NU = 0, copy = st->pp > 1 && st->schedule != PT_SCHED_ZBV &&
                                            st->schedule != PT_SCHED_DUALPIPE;
     int64_t per = pt_pipe_nops(p);
     pt_pipe_op *ops = NULL;

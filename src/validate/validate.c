@@ -626,6 +626,19 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     /* a dense FFN the row leaves blank is 4h; said only where a layer has
      * one (every layer MoE: ffn_hidden_size is unused) */
     if (cat && !whole && ffn <= 0 && (m.experts == 0 || m.dense_layers > 0)) add_assumed(r, "ffn 4h");
+    /* multi-token prediction as the row ran it, not the config's: the
+     * moe_recipes rows say "MTP 1" (Megatron-Core's --mtp-num-layers);
+     * NeMo AutoModel's Nemotron 3 Ultra benchmark runs two depths on one
+     * repeated block (examples/llm_benchmark/nemotron/
+     * nemotron_ultra_v3_te_deepep.yaml: num_nextn_predict_layers 2,
+     * mtp_use_repeated_layer true); every other row none */
+    {
+        int64_t v = 0;
+        m.mtp_layers = note_int(notes, "MTP ", &v) && v > 0 ? v : 0;
+        m.mtp_shared = 0;
+        if (automodel && pt_str_has_ci(f[C_MODEL], "Nemotron V3 Ultra")) m.mtp_layers = 2, m.mtp_shared = 1;
+        if (m.mtp_layers > 0 && m.hybrid[0] && !m.mtp_hybrid[0]) pt_strlcpy(m.mtp_hybrid, "*E", sizeof m.mtp_hybrid);
+    }
     layers = m.layers;
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
 
@@ -674,6 +687,15 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     /* the moe_recipes' "EP overlap": Megatron-Core's
      * --overlap-moe-expert-parallel-comm */
     job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;
+    /* a hand layout with the MTP depth in a slot of its own ("PP layout
+     * Et*4|(tttt|)*14tmL": one layer, the MTP depth and the loss on the
+     * last virtual stage) balances the ranks around it */
+    {
+        long at = find_ci(notes, "PP layout ");
+        const char *p = at < 0 ? "" : notes + at + strlen("PP layout ");
+        size_t len = strcspn(p, " ;,");
+        job.mtp_in_layout = m.mtp_layers > 0 && memchr(p, 'm', len) != NULL;
+    }
     /* "TP comm overlap" (MLPerf's NeMo configs, Megatron-LM's README runs:
      * --tp-comm-overlap); torchtitan's "async TP" / "AsyncTP"
      * (enable_async_tensor_parallel) */

@@ -905,6 +905,52 @@ static pt_status hybrid_pattern(const hf *h, pt_model *m)
     return PT_OK;
 }
 
+/* The block kinds of one multi-token-prediction depth: the Hub configs'
+ * mtp_hybrid_override_pattern (Nemotron 3 Super and Ultra: "*E", an
+ * attention block and a MoE block) or the list mtp_layers_block_type
+ * ("attention", "moe"); neither: one attention block, then a MoE block if
+ * the stack has MoE blocks, else an MLP block. */
+static pt_status mtp_pattern(const hf *h, pt_model *m)
+{
+    static const struct { const char *name; char k; } kinds[] = {
+        {"mamba", 'M'}, {"attention", '*'}, {"mlp", '-'}, {"moe", 'E'},
+    };
+    const json_t *pat = json_object_get(h->obj, "mtp_hybrid_override_pattern");
+    const json_t *lbt = json_object_get(h->obj, "mtp_layers_block_type");
+    char buf[sizeof m->mtp_hybrid];
+    size_t n;
+    if (pat && !json_is_null(pat)) {
+        const char *p = json_string_value(pat);
+        if (!p) return key_err(h, "mtp_hybrid_override_pattern", "is not a string");
+        n = strlen(p);
+        if (n == 0 || n >= sizeof buf)
+            return key_err(h, "mtp_hybrid_override_pattern", "is not 1 to %d block kinds", (int)sizeof buf - 1);
+        for (size_t i = 0; i < n; i++)
+            if (!strchr("M*-E", p[i]))
+                return key_err(h, "mtp_hybrid_override_pattern", "holds '%c' at block %zu, not M (Mamba-2), "
+                               "* (attention), - (MLP) or E (MoE)", p[i], i);
+        memcpy(buf, p, n + 1);
+    } else if (lbt && !json_is_null(lbt)) {
+        n = json_is_array(lbt) ? json_array_size(lbt) : 0;
+        if (n == 0 || n >= sizeof buf)
+            return key_err(h, "mtp_layers_block_type", "is not a list of 1 to %d block kinds", (int)sizeof buf - 1);
+        for (size_t i = 0; i < n; i++) {
+            const char *t = json_string_value(json_array_get(lbt, i));
+            size_t k = 0;
+            while (k < sizeof kinds / sizeof kinds[0] && (!t || strcmp(t, kinds[k].name))) k++;
+            if (k == sizeof kinds / sizeof kinds[0])
+                return key_err(h, "mtp_layers_block_type", "holds something at block %zu that is not \"mamba\", "
+                               "\"attention\", \"mlp\" or \"moe\"", i);
+            buf[i] = kinds[k].k;
+        }
+        buf[n] = '\0';
+    } else {
+        buf[0] = '*', buf[1] = strchr(m->hybrid, 'E') ? 'E' : '-', buf[2] = '\0';
+    }
+    pt_strlcpy(m->mtp_hybrid, buf, sizeof m->mtp_hybrid);
+    return PT_OK;
+}
+
 static pt_status read_nemotron_h(const hf *h, const char *type, pt_model *m)
 {
     int hd_found = 0, kv_found = 0, f = 0, has_moe, has_mamba;
@@ -959,6 +1005,7 @@ static pt_status read_nemotron_h(const hf *h, const char *type, pt_model *m)
         int64_t z = 0;
         TRY(pt_json_int(h->jc, h->obj, h->path, "num_nextn_predict_layers", 0, 0, PT_MODEL_DIM_MAX, &z, &f));
         if (f) m->mtp_layers = z;
+        if (z > 0) TRY(mtp_pattern(h, m));
     }
     TRY(get_act(h, "mlp_hidden_act", "relu2", &m->act));
     TRY(get_bool(h, "tie_word_embeddings", 0, &m->tied_embeddings));
