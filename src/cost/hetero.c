@@ -478,7 +478,7 @@ pt_status pt_hetero_eval(const pt_model *m, const pt_cluster *c, const pt_job *j
         double peaks = 0, tokens = (double)st->gbs * (double)job->seq_len;
         double fm = pt_cost_job_model_flops(m, job, st->gbs), hd = (double)m->hidden;
         double rc_ratio = h->pr[0].flops_f > 0 ? h->pr[0].flops_rc / (3.0 * h->pr[0].flops_f) : 0.0;
-        double layer_share = 1.0 - 6.0 * (double)m->vocab * hd / (fm / tokens);
+        double layer_share = 1.0 - 6.0 * (double)m->vocab * hd * (1.0 + (double)m->mtp_layers) / (fm / tokens);
         k->microbatches = M;
         k->time.compute = (double)M * (crit_stage.cf + crit_stage.cb);
         k->time.tp_comm = (double)M * (crit_stage.xf + crit_stage.xb);
