@@ -856,46 +856,57 @@ static pt_status read_gpt_oss(const hf *h, const char *type, pt_model *m)
  * mlp_hidden_act "relu2" (ungated MLPs and experts), RMSNorm, no biases,
  * untied output layer, no rotary embedding in the attention blocks
  * (Megatron's position_embedding_type "none"). */
-static pt_status hybrid_pattern(const hf *h, pt_model *m)
+/* Block kinds as a pattern string (pat_key: one of M * - E a block) or a
+ * list of names (list_key: "mamba", "attention", "mlp", "moe") into buf
+ * (size bytes, at most size - 1 kinds); `unit` names a position in the
+ * messages ("layer", "block").  *n = 0 where neither key is given. */
+static pt_status read_kinds(const hf *h, const char *pat_key, const char *list_key, const char *unit, char *buf,
+                            size_t size, size_t *n)
 {
     static const struct { const char *name; char k; } kinds[] = {
         {"mamba", 'M'}, {"attention", '*'}, {"mlp", '-'}, {"moe", 'E'},
     };
-    const json_t *pat = json_object_get(h->obj, "hybrid_override_pattern");
-    const json_t *lbt = json_object_get(h->obj, "layers_block_type");
-    char buf[sizeof m->hybrid];
-    size_t n = 0;
-    int64_t layers = 0;
-    int found = 0;
+    const json_t *pat = json_object_get(h->obj, pat_key);
+    const json_t *lbt = json_object_get(h->obj, list_key);
+    *n = 0;
     if (pat && !json_is_null(pat)) {
         const char *p = json_string_value(pat);
-        if (!p) return key_err(h, "hybrid_override_pattern", "is not a string");
-        n = strlen(p);
-        if (n == 0 || n >= sizeof buf)
-            return key_err(h, "hybrid_override_pattern", "is not 1 to %d block kinds", (int)sizeof buf - 1);
-        for (size_t i = 0; i < n; i++)
+        if (!p) return key_err(h, pat_key, "is not a string");
+        *n = strlen(p);
+        if (*n == 0 || *n >= size) return key_err(h, pat_key, "is not 1 to %d block kinds", (int)size - 1);
+        for (size_t i = 0; i < *n; i++)
             if (!strchr("M*-E", p[i]))
-                return key_err(h, "hybrid_override_pattern", "holds '%c' at layer %zu, not M (Mamba-2), "
-                               "* (attention), - (MLP) or E (MoE)", p[i], i);
-        memcpy(buf, p, n + 1);
+                return key_err(h, pat_key, "holds '%c' at %s %zu, not M (Mamba-2), * (attention), - (MLP) "
+                               "or E (MoE)", p[i], unit, i);
+        memcpy(buf, p, *n + 1);
     } else if (lbt && !json_is_null(lbt)) {
-        n = json_is_array(lbt) ? json_array_size(lbt) : 0;
-        if (n == 0 || n >= sizeof buf)
-            return key_err(h, "layers_block_type", "is not a list of 1 to %d block kinds", (int)sizeof buf - 1);
-        for (size_t i = 0; i < n; i++) {
+        *n = json_is_array(lbt) ? json_array_size(lbt) : 0;
+        if (*n == 0 || *n >= size) return key_err(h, list_key, "is not a list of 1 to %d block kinds", (int)size - 1);
+        for (size_t i = 0; i < *n; i++) {
             const char *t = json_string_value(json_array_get(lbt, i));
             size_t k = 0;
             while (k < sizeof kinds / sizeof kinds[0] && (!t || strcmp(t, kinds[k].name))) k++;
             if (k == sizeof kinds / sizeof kinds[0])
-                return key_err(h, "layers_block_type", "holds something at layer %zu that is not \"mamba\", "
-                               "\"attention\", \"mlp\" or \"moe\"", i);
+                return key_err(h, list_key, "holds something at %s %zu that is not \"mamba\", \"attention\", "
+                               "\"mlp\" or \"moe\"", unit, i);
             buf[i] = kinds[k].k;
         }
-        buf[n] = '\0';
-    } else {
+        buf[*n] = '\0';
+    }
+    return PT_OK;
+}
+
+static pt_status hybrid_pattern(const hf *h, pt_model *m)
+{
+    const json_t *pat = json_object_get(h->obj, "hybrid_override_pattern");
+    char buf[sizeof m->hybrid];
+    size_t n = 0;
+    int64_t layers = 0;
+    int found = 0;
+    TRY(read_kinds(h, "hybrid_override_pattern", "layers_block_type", "layer", buf, sizeof buf, &n));
+    if (n == 0)
         return key_err(h, "hybrid_override_pattern", "required key is missing (or layers_block_type): "
                        "the kind of each block");
-    }
     TRY(get_pos(h, "num_hidden_layers", 0, &layers, &found));
     if (found && layers != (int64_t)n)
         return key_err(h, pat && !json_is_null(pat) ? "hybrid_override_pattern" : "layers_block_type",
@@ -912,41 +923,10 @@ static pt_status hybrid_pattern(const hf *h, pt_model *m)
  * the stack has MoE blocks, else an MLP block. */
 static pt_status mtp_pattern(const hf *h, pt_model *m)
 {
-    static const struct { const char *name; char k; } kinds[] = {
-        {"mamba", 'M'}, {"attention", '*'}, {"mlp", '-'}, {"moe", 'E'},
-    };
-    const json_t *pat = json_object_get(h->obj, "mtp_hybrid_override_pattern");
-    const json_t *lbt = json_object_get(h->obj, "mtp_layers_block_type");
     char buf[sizeof m->mtp_hybrid];
-    size_t n;
-    if (pat && !json_is_null(pat)) {
-        const char *p = json_string_value(pat);
-        if (!p) return key_err(h, "mtp_hybrid_override_pattern", "is not a string");
-        n = strlen(p);
-        if (n == 0 || n >= sizeof buf)
-            return key_err(h, "mtp_hybrid_override_pattern", "is not 1 to %d block kinds", (int)sizeof buf - 1);
-        for (size_t i = 0; i < n; i++)
-            if (!strchr("M*-E", p[i]))
-                return key_err(h, "mtp_hybrid_override_pattern", "holds '%c' at block %zu, not M (Mamba-2), "
-                               "* (attention), - (MLP) or E (MoE)", p[i], i);
-        memcpy(buf, p, n + 1);
-    } else if (lbt && !json_is_null(lbt)) {
-        n = json_is_array(lbt) ? json_array_size(lbt) : 0;
-        if (n == 0 || n >= sizeof buf)
-            return key_err(h, "mtp_layers_block_type", "is not a list of 1 to %d block kinds", (int)sizeof buf - 1);
-        for (size_t i = 0; i < n; i++) {
-            const char *t = json_string_value(json_array_get(lbt, i));
-            size_t k = 0;
-            while (k < sizeof kinds / sizeof kinds[0] && (!t || strcmp(t, kinds[k].name))) k++;
-            if (k == sizeof kinds / sizeof kinds[0])
-                return key_err(h, "mtp_layers_block_type", "holds something at block %zu that is not \"mamba\", "
-                               "\"attention\", \"mlp\" or \"moe\"", i);
-            buf[i] = kinds[k].k;
-        }
-        buf[n] = '\0';
-    } else {
-        buf[0] = '*', buf[1] = strchr(m->hybrid, 'E') ? 'E' : '-', buf[2] = '\0';
-    }
+    size_t n = 0;
+    TRY(read_kinds(h, "mtp_hybrid_override_pattern", "mtp_layers_block_type", "block", buf, sizeof buf, &n));
+    if (n == 0) buf[0] = '*', buf[1] = strchr(m->hybrid, 'E') ? 'E' : '-', buf[2] = '\0';
     pt_strlcpy(m->mtp_hybrid, buf, sizeof m->mtp_hybrid);
     return PT_OK;
 }
