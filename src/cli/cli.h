@@ -41,7 +41,8 @@ typedef struct cli_opt {
     {"moe-dispatcher", "D", "MoE: alltoall (a token once per expert; default), deepep or hybridep (once per rank and node)"}, \
     {"moe-a2a-overlap", NULL, "MoE: all-to-all under another micro-batch's compute, pp=1 or interleaved (Megatron's --overlap-moe-expert-parallel-comm)"}, \
     {"moe-imbalance", "X", "MoE: busiest device's routed tokens over the even share, 1..1000 (default 1.25)"}, \
-    {"moe-capacity", "F", "MoE: expert capacity factor, 0.01..1000 (default dropless)"}
+    {"moe-capacity", "F", "MoE: expert capacity factor, 0.01..1000 (default dropless)"},           \
+    {"mtp", "N", "multi-token-prediction depths trained on the last stage, 0..16 (default: the config's num_nextn_predict_layers; Megatron's --mtp-num-layers)"}
 
 /* A command: its name, arguments and options. */
 typedef struct cli_cmd {
@@ -104,6 +105,7 @@ typedef struct cli_job {
     const char *cluster;   /* --cluster                           */
     int64_t gpus;          /* --gpus, 0 = the cluster's default   */
     int engine_set;        /* --engine was given                  */
+    int64_t mtp;           /* --mtp, -1 = the config's depths     */
     pt_job job;            /* seq_len 0 = from the model          */
 } cli_job;
 
@@ -111,6 +113,8 @@ typedef struct cli_job {
 int cli_load_model(const char *name, pt_model *m);
 /* Reads the CLI_JOB_OPTS values into o (defaults first); 0 or 2. */
 int cli_job_options(cli_job *o, const cli_args *a);
+/* What the job options say of the model itself (--mtp) into m. */
+void cli_job_model(const cli_job *o, pt_model *m);
 /* --tp-comm-overlap under engine e: 2 (usage printed) where e does not run
  * it (DeepSpeed), else 0. */
 int cli_tp_overlap_refused(pt_engine e);

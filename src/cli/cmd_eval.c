@@ -46,6 +46,7 @@ int cmd_eval(int argc, char **argv)
     o.model = a.pos[0];
     if ((rc = cli_load_model(o.model, &m)) != 0) return rc;
     if ((rc = cli_job_options(&o, &a)) != 0) return rc;
+    cli_job_model(&o, &m);
     trace = cli_get(&a, "trace");
     svg = cli_get(&a, "svg");
     strategy = cli_get(&a, "strategy");

@@ -498,6 +498,7 @@ int cmd_plan(int argc, char **argv)
     /* the model first, then the other arguments */
     if ((rc = cli_load_model(o.model, &m)) != 0) return rc;
     if ((rc = cli_job_options(&o, &a)) != 0) return rc;
+    cli_job_model(&o, &m);
     if (any) {
         o.job.engine = PT_ENGINE_ANY;
         o.engine_set = 1;

@@ -70,7 +70,7 @@ static void table(const pt_graph *g, const pt_cluster *c, int64_t gb, const pt_g
 int cmd_plan_graph(const cli_args *a)
 {
     static const char *const not_for_graphs[] = {
-        "seq-len", "doc-len", "engine", "no-flash-attention", "tp-comm-overlap", "moe-dispatcher", "moe-a2a-overlap", "moe-imbalance", "moe-capacity", "objective",
+        "seq-len", "doc-len", "engine", "no-flash-attention", "tp-comm-overlap", "moe-dispatcher", "moe-a2a-overlap", "moe-imbalance", "moe-capacity", "mtp", "objective",
         "tokens",
         "critical-batch", "target-loss", "space", "fix", "threads", "explain", "verify", "export", "out", "trace",
         "svg", NULL};

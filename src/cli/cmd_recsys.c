@@ -13,7 +13,7 @@
 
 /* plan's options that mean nothing for an embedding sharding plan */
 static const char *const not_recsys[] = {
-    "seq-len", "doc-len", "engine", "no-flash-attention", "tp-comm-overlap", "moe-dispatcher", "moe-a2a-overlap", "moe-imbalance", "moe-capacity", "objective",
+    "seq-len", "doc-len", "engine", "no-flash-attention", "tp-comm-overlap", "moe-dispatcher", "moe-a2a-overlap", "moe-imbalance", "moe-capacity", "mtp", "objective",
         "tokens",
     "critical-batch", "target-loss", "top", "space", "fix", "threads", "explain", "verify", "trace", "svg", NULL};
 

@@ -280,7 +280,20 @@ int cli_job_options(cli_job *o, const cli_args *a)
         return 2;
     if ((v = cli_get(a, "moe-capacity")) && cli_real("--moe-capacity", v, 0.01, 1000, &o->job.moe_capacity))
         return 2;
+    o->mtp = -1;
+    if ((v = cli_get(a, "mtp")) && cli_int("--mtp", v, 0, 16, &o->mtp)) return 2;
     return 0;
+}
+
+void cli_job_model(const cli_job *o, pt_model *m)
+{
+    if (o->mtp < 0) return;
+    m->mtp_layers = o->mtp;
+    m->mtp_shared = 0;
+    /* a hybrid config without MTP blocks named: Nemotron 3's attention and
+     * MoE (or MLP) block, as the config reader defaults them */
+    if (m->hybrid[0] && !m->mtp_hybrid[0])
+        pt_strlcpy(m->mtp_hybrid, strchr(m->hybrid, 'E') ? "*E" : "*-", sizeof m->mtp_hybrid);
 }
 
 int cli_load_cluster(cli_job *o, const pt_model *m, pt_cluster *c)

@@ -36,7 +36,10 @@
  *    neighbouring experts (pt_job.moe_contiguous_routing); a row with no
  *    parallel sizes at all is priced at the search's best strategy for it
  *    (pt_search_engine), recompute and cp as the row gives them (and tp,
- *    pp where the notes give them).
+ *    pp where the notes give them); multi-token prediction only as the row
+ *    ran it ("MTP 1"; a hand layout "PP layout ...tmL" balanced around it,
+ *    pt_job.mtp_in_layout), not as the catalog's config would; Composer's
+ *    "mp_mode PURE" reducing gradients in bf16.
  * Metrics: iter_time_s; tflops_per_gpu (with Narayanan's 96*B*s*l*h^2 FLOP
  * count for that paper's rows -- its eq. 3, used for every number it reports --
  * else model FLOPs);

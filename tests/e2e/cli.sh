@@ -45,7 +45,7 @@ helps() {
         grep -q "unknown option" "$tmp/err" && bad "$cmd: --$o listed in --help but unknown"
     done
 }
-job="cluster gpus seq-len doc-len dtype engine no-flash-attention tp-comm-overlap moe-imbalance moe-capacity"
+job="cluster gpus seq-len doc-len dtype engine no-flash-attention tp-comm-overlap moe-imbalance moe-capacity mtp"
 helps plan $job global-batch objective tokens critical-batch target-loss top space fix threads json \
     explain verify export out trace svg
 helps eval $job strategy global-batch json simulate trace svg

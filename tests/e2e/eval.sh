@@ -141,6 +141,23 @@ expect2 "eval --moe-a2a-overlap --engine torchtitan" "torchtitan has no schedule
     --moe-a2a-overlap
 expect2 "plan --moe-dispatcher deepep --export torchtitan" "names no deepep dispatcher" \
     $P plan deepseek-v3 --cluster dgx-h100 --gpus 64 --global-batch 64 --moe-dispatcher deepep --export torchtitan
+# --mtp: DeepSeek-V3's config trains one multi-token-prediction depth (the
+# model line names it, the FLOPs count it, a pipeline's last stage runs it);
+# --mtp 0 plans without it, --mtp 2 with two, which the Megatron export
+# writes; 17 is refused by name
+dsv3 2>&1 | grep -q "61 layers + 1 MTP depth, hidden 7168" || bad "eval deepseek-v3: the model line does not name its MTP depth"
+dsv3 --mtp 0 2>&1 | grep -q "61 layers, hidden 7168" || bad "eval --mtp 0: the model line still names an MTP depth"
+tf() { python3 -c 'import json,sys; print(json.load(sys.stdin)["model_tflops_per_gpu"])'; }
+t1=$(dsv3 --json 2>/dev/null | tf)
+t0=$(dsv3 --mtp 0 --json 2>/dev/null | tf)
+python3 -c "import sys; sys.exit(0 if float('$t1') > float('$t0') > 0 else 1)" ||
+    bad "eval --mtp: model TFLOP/s with the depth $t1 not above without it $t0"
+$P plan deepseek-v3 --cluster dgx-h100 --gpus 1024 --global-batch 8192 --seq-len 4096 --fix "tp=2 pp=16 ep=64 etp=1 mbs=1" \
+    --mtp 2 --export megatron >"$tmp/mtp.sh" 2>"$tmp/err" || bad "plan --mtp 2 --export megatron: $(cat "$tmp/err")"
+grep -q -- '--mtp-num-layers 2 \\$' "$tmp/mtp.sh" || bad "plan --mtp 2 --export megatron: no --mtp-num-layers 2"
+$P plan deepseek-v3 --cluster dgx-h100 --gpus 1024 --global-batch 8192 --seq-len 4096 --fix "tp=2 pp=16 ep=64 etp=1 mbs=1" \
+    --mtp 0 --export megatron 2>/dev/null | grep -q -- '--mtp-num-layers' && bad "plan --mtp 0 --export megatron: writes --mtp-num-layers"
+expect2 "eval --mtp 17" '--mtp: "17" is not a whole number in [0, 16]' dsv3 --mtp 17
 # --doc-len: packed documents.  A 64k sequence of 2k-token documents is
 # priced shorter (its attention within the documents), the header and the
 # JSON say so, the simulator agrees, the export's note says what the price
