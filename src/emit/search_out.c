@@ -32,6 +32,8 @@ pt_status pt_emit_eval_json(const pt_model *m, const pt_cluster *c, const pt_job
     /* parameters: all of them, and what one token uses (MoE: topk experts) */
     json_object_set_new(head, "params_total", json_integer(pt_model_params(m)));
     json_object_set_new(head, "params_active", json_integer(pt_model_active_params(m)));
+    /* multi-token-prediction depths priced (outside the parameter counts) */
+    json_object_set_new(head, "mtp_layers", json_integer(m->mtp_layers));
     json_object_set_new(head, "cluster", json_string(c->name));
     json_object_set_new(head, "device", json_string(c->dev.name));
     json_object_set_new(head, "devices", json_integer(c->devices));

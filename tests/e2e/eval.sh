@@ -40,7 +40,7 @@ for f in eval_gpt3_175b.json eval_llama3_8b.json eval_deepseek_v3.json; do
         memory_GiB weights gradients optimizer activations other total \
         device_memory_GiB fits \
         time_s compute tp_comm cp_comm ep_comm pp_comm dp_comm bubble \
-        params_total params_active; do
+        params_total params_active mtp_layers; do
         grep -q "\"$k\": " "$j" || bad "$f: no key \"$k\""
     done
     # "optimizer" is both a memory part and a time part
