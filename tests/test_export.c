@@ -465,13 +465,18 @@ static void test_megatron_moe_dispatcher(void **state)
 }
 
 /* torchtitan's deepseek_v3 671B flavor with FSDP and EP (ep=8 borrows from
- * dp_shard*cp*tp = 64). */
+ * dp_shard*cp*tp = 64), planned without the multi-token-prediction depth
+ * (--mtp 0): its TOML has no key for one, so with it the export is refused
+ * naming mtp, as is DeepSpeed's. */
 static void test_torchtitan_deepseek_v3(void **state)
 {
     setup s = make("deepseek-v3", "dgx-h100", 64, "tp=1 pp=1 ep=8 zero=3 mbs=1 recompute=full",
                    64, 4096, PT_BF16);
-    char *out = export_ok(PT_EXPORT_TORCHTITAN, &s);
+    char *out;
     (void)state;
+    export_refused(PT_EXPORT_TORCHTITAN, &s, "mtp", "which its config cannot carry; plan with --mtp 0");
+    s.m.mtp_layers = 0;
+    out = export_ok(PT_EXPORT_TORCHTITAN, &s);
     assert_non_null(strstr(out, "[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n"));
     assert_int_equal(toml_int(out, "expert_parallel_degree"), 8);
     assert_int_equal(toml_int(out, "expert_tensor_parallel_degree"), 1);
@@ -748,7 +753,7 @@ static void test_engine_plans_export(void **state)
         {"llama3-70b", 64, 128, 8192, PT_ENGINE_DEEPSPEED},
         {"llama3-70b", 64, 128, 8192, PT_ENGINE_FSDP},
         {"mixtral-8x7b", 64, 256, 4096, PT_ENGINE_MEGATRON},
-        {"deepseek-v3", 512, 1024, 4096, PT_ENGINE_FSDP},
+        {"deepseek-v3", 512, 1024, 4096, PT_ENGINE_FSDP}, /* --mtp 0: torchtitan's TOML has none */
         {"gpt3-175b", 128, 256, 2048, PT_ENGINE_MEGATRON},
         {"gpt3-175b", 128, 256, 2048, PT_ENGINE_DEEPSPEED},
     };
@@ -763,6 +768,7 @@ static void test_engine_plans_export(void **state)
         pt_diag d;
         memset(&d, 0, sizeof d);
         j.engine = cases[i].e;
+        if (j.engine != PT_ENGINE_MEGATRON) m.mtp_layers = 0;
         if (pt_search_engine(&m, &c, &j, &o, &r, &d) != PT_OK) fail_msg("%s: %s", cases[i].model, d.msg);
         if (r.n < 10) fail_msg("%s on %s: %d plans", cases[i].model, pt_engine_label(cases[i].e), r.n);
         for (int k = 0; k < r.n; k++) {

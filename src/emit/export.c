@@ -893,10 +893,27 @@ pt_status pt_emit_export(pt_export_fmt fmt, const pt_model *m, const pt_cluster 
                            "(hybrid_override_pattern); its launch configuration is not written yet", m->name);
     switch (fmt) {
     case PT_EXPORT_MEGATRON: return export_megatron(m, c, job, st, out, d);
-    case PT_EXPORT_DEEPSPEED: return export_deepspeed(m, c, job, st, out, d);
-    case PT_EXPORT_TORCHTITAN: return export_torchtitan(m, c, job, st, out, d);
+    case PT_EXPORT_DEEPSPEED: rc = export_deepspeed(m, c, job, st, out, d); break;
+    case PT_EXPORT_TORCHTITAN: rc = export_torchtitan(m, c, job, st, out, d); break;
+    default: return pt_diag_set(d, NULL, "export", NULL, "unknown export format %d", (int)fmt);
     }
-    return pt_diag_set(d, NULL, "export", NULL, "unknown export format %d", (int)fmt);
+    /* multi-token prediction: Megatron's --mtp-num-layers; torchtitan's
+     * TOML and DeepSpeed's JSON have no key for it (torchtitan's deepseek_v3
+     * takes model.num_mtp_layers in its newer Python config,
+     * pytorch/torchtitan#3392, which Partita does not write), so a plan
+     * priced with it is refused there (after the engine's own rules) rather
+     * than written without it */
+    if (rc == PT_OK && m->mtp_layers > 0) {
+        char v[24];
+        free(*out);
+        *out = NULL;
+        return pt_diag_set(d, NULL, "mtp", itoa64(v, sizeof v, m->mtp_layers),
+                           "%s: %s trains %lld multi-token-prediction depth%s (num_nextn_predict_layers), "
+                           "which its config cannot carry; plan with --mtp 0, or export to megatron",
+                           fmt == PT_EXPORT_TORCHTITAN ? "torchtitan" : "deepspeed", m->name,
+                           (long long)m->mtp_layers, m->mtp_layers > 1 ? "s" : "");
+    }
+    return rc;
 }
 
 pt_status pt_emit_export_priced(pt_export_fmt fmt, const pt_model *m, const pt_cluster *c,

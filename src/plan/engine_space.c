@@ -95,6 +95,14 @@ static const char *job_refusal(pt_engine e, const pt_model *m, const pt_job *job
         return "torchtitan's deepseek_v3 has no sparse attention (DeepSeek-V3.2's DSA); use --engine "
                "megatron";
     }
+    if (e != PT_ENGINE_MEGATRON && m->mtp_layers > 0) {
+        *key = "mtp";
+        return e == PT_ENGINE_FSDP
+                   ? "torchtitan's TOML config has no multi-token-prediction key (its deepseek_v3 takes "
+                     "model.num_mtp_layers in its newer Python config); use --mtp 0, or --engine megatron"
+                   : "deepspeed's config cannot carry multi-token prediction (it lives in the model code); "
+                     "use --mtp 0, or --engine megatron";
+    }
     if (e == PT_ENGINE_DEEPSPEED && m->experts > 0) {
         *key = "engine";
         return "deepspeed's config cannot carry expert parallelism (DeepSpeed-MoE sets ep_size in the "
@@ -336,10 +344,17 @@ pt_status pt_search_engine(const pt_model *m, const pt_cluster *c, const pt_job 
         if ((int)job->engine < 0 || (int)job->engine >= N_ENGINES)
             return pt_diag_set(d, NULL, "engine", NULL, "engine %d is not megatron, deepspeed, torchtitan "
                                "or any", (int)job->engine);
-        if ((why = job_refusal(job->engine, m, job, &key)) != NULL)
+        if ((why = job_refusal(job->engine, m, job, &key)) != NULL) {
+            char v[24];
+            if (!strcmp(key, "mtp")) /* the model's depths, not its dtype */
+                return pt_diag_set(d, NULL, key, (snprintf(v, sizeof v, "%lld", (long long)m->mtp_layers), v),
+                                   "--engine %s cannot run %s with %lld multi-token-prediction depth%s: %s",
+                                   pt_engine_label(job->engine), m->name, (long long)m->mtp_layers,
+                                   m->mtp_layers > 1 ? "s" : "", why);
             return pt_diag_set(d, NULL, key, key[0] == 'd' ? pt_dtype_name(job->dtype) : m->name,
                                "--engine %s cannot run %s in %s: %s", pt_engine_label(job->engine), m->name,
                                pt_dtype_name(job->dtype), why);
+        }
         if ((s = check_pins(job->engine, &o->space, d)) != PT_OK) return s;
         return search_one(m, c, job, job->engine, 0, o, r, d);
     }

@@ -140,7 +140,9 @@ expect2 "eval --moe-a2a-overlap --engine torchtitan" "torchtitan has no schedule
     $P eval mixtral-8x7b --cluster dgx-h100 --gpus 64 --global-batch 256 --strategy "ep=8 zero=3" --engine torchtitan \
     --moe-a2a-overlap
 expect2 "plan --moe-dispatcher deepep --export torchtitan" "names no deepep dispatcher" \
-    $P plan deepseek-v3 --cluster dgx-h100 --gpus 64 --global-batch 64 --moe-dispatcher deepep --export torchtitan
+    $P plan deepseek-v3 --cluster dgx-h100 --gpus 64 --global-batch 64 --moe-dispatcher deepep --mtp 0 --export torchtitan
+expect2 "plan deepseek-v3 --engine torchtitan" "cannot run deepseek-v3 with 1 multi-token-prediction depth" \
+    $P plan deepseek-v3 --cluster dgx-h100 --gpus 64 --global-batch 64 --engine torchtitan
 # --mtp: DeepSeek-V3's config trains one multi-token-prediction depth (the
 # model line names it, the FLOPs count it, a pipeline's last stage runs it);
 # --mtp 0 plans without it, --mtp 2 with two, which the Megatron export
