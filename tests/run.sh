@@ -1,13 +1,28 @@
 #!/bin/sh
-# Runs every unit-test binary given, then the end-to-end tests; prints one
-# closing line "N passed, N failed" and exits non-zero if anything failed.
+# Runs every unit-test binary given, then the end-to-end tests, TEST_JOBS at a
+# time (default: the machine's processors; the tests never assert on time and
+# each end-to-end script works in its own temporary folder); prints each
+# test's output in order once all have run, then one closing line
+# "N passed, N failed", and exits non-zero if anything failed.
+TDIR=$(mktemp -d) || exit 1
+trap 'rm -rf "$TDIR"' EXIT
+jobs=${TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+BUILD="${BUILD:-build}"
+export BUILD TDIR
+i=0
+for t in "$@" tests/e2e/*.sh; do
+  [ -f "$t" ] || continue
+  i=$((i+1))
+  echo "$(printf %04d "$i") $t"
+done >"$TDIR/list"
+# a line each: the test's number ($0) and path ($1); its output goes to
+# NNNN.out, its exit status to NNNN.rc
+xargs -P "$jobs" -L 1 sh -c 'case "$1" in *.sh) sh "$1" ;; *) "$1" ;; esac >"$TDIR/$0.out" 2>&1
+echo $? >"$TDIR/$0.rc"' <"$TDIR/list"
 pass=0; fail=0
-for t in "$@"; do
-  if "$t"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $t"; fi
-done
-for e in tests/e2e/*.sh; do
-  [ -f "$e" ] || continue
-  if BUILD="${BUILD:-build}" sh "$e"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $e"; fi
-done
+while read -r n t; do
+  cat "$TDIR/$n.out" 2>/dev/null
+  if [ "$(cat "$TDIR/$n.rc" 2>/dev/null)" = 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $t"; fi
+done <"$TDIR/list"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
