@@ -102,7 +102,8 @@ typedef struct pt_model {
     int mtp_shared;       /* 1: one physical block serves every depth (NeMo
                              AutoModel's mtp_use_repeated_layer)             */
     char mtp_hybrid[8];   /* a hybrid model's MTP block kinds, e.g. "*E"
-                             (mtp_hybrid_override_pattern); "" otherwise     */
+                             (mtp_hybrid_override_pattern; set whether or not
+                             it trains any); "" for a transformer           */
     int expert_bias;      /* 1: expert linears and the router carry biases (gpt_oss) */
     /* Multi-head latent attention (DeepSeek-V2/V3); mla = 0: plain (GQA) attention. */
     int mla;

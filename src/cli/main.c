@@ -289,11 +289,7 @@ void cli_job_model(const cli_job *o, pt_model *m)
 {
     if (o->mtp < 0) return;
     m->mtp_layers = o->mtp;
-    m->mtp_shared = 0;
-    /* a hybrid config without MTP blocks named: Nemotron 3's attention and
-     * MoE (or MLP) block, as the config reader defaults them */
-    if (m->hybrid[0] && !m->mtp_hybrid[0])
-        pt_strlcpy(m->mtp_hybrid, strchr(m->hybrid, 'E') ? "*E" : "*-", sizeof m->mtp_hybrid);
+    m->mtp_shared = 0; /* a hybrid model's blocks: the config reader's mtp_hybrid */
 }
 
 int cli_load_cluster(cli_job *o, const pt_model *m, pt_cluster *c)

@@ -1012,6 +1012,12 @@ static void kind_params(const pt_model *m, const pt_strategy *st, double p[4], d
  * simulator place it where they place the output layer.  m->mtp_shared:
  * one physical block for every depth (parameters once, work D times). */
 
+/* A hybrid block kind's index in PT_COST_KINDS (pt_cost_prep.kind). */
+static int kind_index(char k)
+{
+    return (int)(strchr(PT_COST_KINDS, k) - PT_COST_KINDS);
+}
+
 /* Whether the backbone's MTP block (not hybrid) is a MoE layer. */
 static int mtp_moe(const pt_model *m)
 {
@@ -1028,8 +1034,7 @@ static double mtp_params(const pt_model *m, const pt_strategy *st, double *e)
         double kp[4], ke[4];
         kind_params(m, st, kp, ke);
         for (const char *k = m->mtp_hybrid; *k; k++) {
-            int i = (int)(strchr(PT_COST_KINDS, *k) - PT_COST_KINDS);
-            p += kp[i], *e += ke[i];
+            p += kp[kind_index(*k)], *e += ke[kind_index(*k)];
         }
     } else if (mtp_moe(m)) {
         p = ((double)pt_model_attn_params(m) - norms) / t + norms + (double)pt_model_moe_other_params(m) / t;
@@ -1768,7 +1773,7 @@ ends:
         pb += pt_roofline_ew_s(&pr->h, Te * hd * 32.0);
         if (m->hybrid[0]) {
             for (const char *k = m->mtp_hybrid; *k; k++) {
-                const struct pt_cost_kind *q = &pr->kind[strchr(PT_COST_KINDS, *k) - PT_COST_KINDS];
+                const struct pt_cost_kind *q = &pr->kind[kind_index(*k)];
                 bf += q->f + q->tp_f + q->cp_f + q->ep_f;
                 bb += q->b + q->tp_b + q->cp_b + q->ep_b;
             }
@@ -2138,13 +2143,30 @@ typedef struct dp_busy {
     double sc;
 } dp_busy;
 
-/* dur seconds of compute from t beside a stream busy until e: the end. */
+/* w seconds of compute from t beside a stream that would drain at *e with
+ * the compute idle, the compute running 1/sc as fast while they overlap and
+ * the stream 1/sx as fast: returns the compute's end and moves *e, and *ge
+ * (a queued collective's end, may be NULL), by what the overlap slowed. */
+static double dp_stream_compute(double t, double w, double *e, double *ge, double sc, double sx)
+{
+    double R = *e - t, end, c;
+    if (!(R > 0)) return t + w;
+    if (w * sc <= R * sx) { /* the stream outlasts the compute */
+        end = t + w * sc, c = w * sc / sx;
+        *e = end + (R - c);
+    } else {
+        end = t + R * sx + (w - R * sx / sc), c = R;
+        *e = t + R * sx;
+    }
+    if (ge) *ge = *ge - t > c ? end + (*ge - t - c) : end;
+    return end;
+}
+
+/* dur seconds of compute from t beside a stream busy until e (ZeRO 0-2:
+ * the stream runs at full speed beside it): the end. */
 static double dp_busy_compute(double t, double dur, double e, double sc)
 {
-    double busy = e - t;
-    if (busy <= 0) return t + dur;
-    if (dur * sc <= busy) return t + dur * sc;
-    return t + busy + (dur - busy / sc);
+    return dp_stream_compute(t, dur, &e, NULL, sc, 1.0);
 }
 
 static double dp_busy_run(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur)
@@ -2186,123 +2208,6 @@ static double dp_busy_run(void *ctx, int d, const pt_pipe_op *o, double ready, d
  * seconds.  Returns how much later the step ends (its compute or a stream),
  * HUGE_VAL when out of memory.  The ends of a long step repeat: at most 2
  * pp micro-batches are replayed. */
-/* ZeRO-3 against the replayed order, as src/sim runs it: each rank's FIFO
- * stream held as the time it would drain by with the compute idle (every
- * collective is issued at the rank's present, so the stream never idles
- * before then).  An operation but a weight-gradient pass gathers its first
- * bucket's parameters when it can start, each bucket prefetching the next
- * one's as its compute starts and waiting for its own; every gradient pass
- * (B, or W for a split schedule) queues each bucket's reduce-scatter as the
- * bucket ends.  Compute beside a busy stream runs 1/slow_c as fast, the
- * stream 1/slow as fast. */
-typedef struct dp_z3 {
-    const pt_pipe *p;
-    const int *uo;              /* the virtual stages' buckets            */
-    const double *uf, *ub;      /* ... forward and backward compute        */
-    const double *ug, *ur;      /* ... gather and reduce-scatter seconds   */
-    double *e;                  /* per rank: when its stream drains         */
-    double sc, sx;
-} dp_z3;
-
-/* w seconds of compute from t beside a stream draining at *e; returns its
- * end and moves *e and *ge (a queued collective's end, may be NULL) by
- * what the overlap slowed. */
-static double dp_z3_compute(double t, double w, double *e, double *ge, double sc, double sx)
-{
-    double R = *e - t, end, c;
-    if (!(R > 0)) return t + w;
-    if (w * sc <= R * sx) end = t + w * sc, c = w * sc / sx;
-    else end = t + R * sx + (w - R * sx / sc), c = R;
-    *e = end + (R - c > 0 ? R - c : 0.0);
-    if (ge) *ge = *ge - t > c ? end + (*ge - t - c) : end;
-    return end;
-}
-
-/* Queues dur seconds on a stream draining at *e at time t: its end. */
-static double dp_z3_issue(double *e, double t, double dur)
-{
-    if (*e < t) *e = t;
-    return *e += dur;
-}
-
-static int dp_z3_gathers(const dp_z3 *z, const pt_pipe_op *o, int u)
-{
-    return o->kind != PT_OP_W && z->ug[u] > 0;
-}
-
-static double dp_z3_start(void *ctx, int d, const pt_pipe_op *o, double t)
-{
-    const dp_z3 *z = ctx;
-    int u = o->kind == PT_OP_F ? z->uo[o->vs] : z->uo[o->vs + 1] - 1;
-    double e = z->e[d] > t ? z->e[d] : t;
-    return dp_z3_gathers(z, o, u) ? e + z->ug[u] : t;
-}
-
-static double dp_z3_run(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur)
-{
-    dp_z3 *z = ctx;
-    int a = z->uo[o->vs], n = z->uo[o->vs + 1] - a, back = o->kind != PT_OP_F;
-    int g = o->kind != PT_OP_W, r = z->p->split ? o->kind == PT_OP_W : o->kind == PT_OP_B;
-    const double *w = back ? z->ub : z->uf;
-    double *e = &z->e[d], t = ready, tot = 0, ge = -HUGE_VAL;
-    for (int j = a; j < a + n; j++) tot += w[j];
-    if (g) ge = dp_z3_issue(e, ready, z->ug[back ? a + n - 1 : a]);
-    for (int j = 0; j < n; j++) {
-        int u = back ? a + n - 1 - j : a + j;
-        if (g && ge > t) t = ge;
-        if (j == 0 && t0 > t) t = t0;
-        if (g && j + 1 < n) ge = dp_z3_issue(e, t, z->ug[back ? u - 1 : u + 1]);
-        t = dp_z3_compute(t, tot > 0 ? dur * w[u] / tot : dur / n, e, g && j + 1 < n ? &ge : NULL, z->sc, z->sx);
-        if (r && z->ur[u] > 0) dp_z3_issue(e, t, z->ur[u]);
-    }
-    return t;
-}
-
-/* How much later than the bare order the step ends with ZeRO-3's
- * collectives (dp_z3) beside it, M micro-batches; HUGE_VAL when out of
- * memory. */
-static double dp_z3_once(const pt_pipe *pp_, int64_t M, const double *f, const double *b, const int *uo,
-                         const double *uf, const double *ub, const double *ug, const double *ur, const pt_cost_dp *k,
-                         double p2p)
-{
-    pt_pipe p = *pp_;
-    pt_pipe_replay r = {0, 0, NULL}, r2 = {0, 0, NULL};
-    dp_z3 z = {&p, uo, uf, ub, ug, ur, NULL, k->slow_c, k->slow};
-    pt_pipe_hook hook = {dp_z3_start, dp_z3_run, &z};
-    double end, out = HUGE_VAL;
-    p.M = M;
-    z.e = calloc((size_t)p.pp, sizeof *z.e);
-    if (!z.e) return HUGE_VAL;
-    if (pt_pipe_run(&p, f, b, NULL, p2p, NULL, NULL, &r) == 0 &&
-        pt_pipe_run_hooked(&p, f, b, NULL, p2p, &hook, NULL, NULL, &r2) == 0) {
-        end = r2.makespan;
-        for (int d = 0; d < p.pp; d++)
-            if (z.e[d] > end) end = z.e[d];
-        out = end > r.makespan ? end - r.makespan : 0.0;
-    }
-    free(z.e);
-    return out;
-}
-
-/* dp_z3_once for p->M micro-batches.  The collectives grow with them: above
- * 2L, L and 2L are replayed and the rest extrapolated (affine, as src/sim
- * extrapolates a long step); L the first multiple of lcm(pp, 2) from 4,
- * twice that for zb-v and dualpipe, whose fill and drain are twice as long
- * (windows of one lcm put llama3-8b's zb-v steps 3.9% and gpt3-175b's
- * dualpipe 3.2% off the simulator, llama2-7b's pp=2 1F1B 1.1%). */
-static double dp_zero3_replay(const pt_pipe *p, const double *f, const double *b, const int *uo, const double *uf,
-                              const double *ub, const double *ug, const double *ur, const pt_cost_dp *k, double p2p)
-{
-    int64_t q = p->pp % 2 ? 2 * (int64_t)p->pp : p->pp, L = (4 + q - 1) / q * q, M = p->M;
-    if (p->schedule == PT_SCHED_ZBV || p->dual) L *= 2; /* fill and drain twice as long */
-    double e1, e2;
-    if (M <= 2 * L) return dp_z3_once(p, M, f, b, uo, uf, ub, ug, ur, k, p2p);
-    e1 = dp_z3_once(p, L, f, b, uo, uf, ub, ug, ur, k, p2p);
-    e2 = dp_z3_once(p, 2 * L, f, b, uo, uf, ub, ug, ur, k, p2p);
-    if (e1 == HUGE_VAL || e2 == HUGE_VAL) return HUGE_VAL;
-    return e1 + (e2 - e1) * (double)(M - L) / (double)L;
-}
-
 static double dp_zero2_replay(const pt_pipe *pp_, const double *f, const double *b, const int *uo, const double *ub,
                               const double *ug, const double *ua, const pt_cost_dp *k, double p2p)
 {
@@ -2367,6 +2272,106 @@ static double dp_zero2_replay(const pt_pipe *pp_, const double *f, const double 
     }
     free(x.first_f);
     return out;
+}
+
+/* ZeRO-3 against the replayed order, as src/sim runs it: each rank's FIFO
+ * stream held as the time it would drain by with the compute idle (every
+ * collective is issued at the rank's present, so the stream never idles
+ * before then).  An operation but a weight-gradient pass gathers its first
+ * bucket's parameters when it can start, each bucket prefetching the next
+ * one's as its compute starts and waiting for its own; every gradient pass
+ * (B, or W for a split schedule) queues each bucket's reduce-scatter as the
+ * bucket ends.  Compute beside a busy stream runs 1/slow_c as fast, the
+ * stream 1/slow as fast. */
+typedef struct dp_z3 {
+    const pt_pipe *p;
+    const int *uo;              /* the virtual stages' buckets            */
+    const double *uf, *ub;      /* ... forward and backward compute        */
+    const double *ug, *ur;      /* ... gather and reduce-scatter seconds   */
+    double *e;                  /* per rank: when its stream drains         */
+    double sc, sx;
+} dp_z3;
+
+/* Queues dur seconds on a stream draining at *e at time t: its end. */
+static double dp_z3_issue(double *e, double t, double dur)
+{
+    if (*e < t) *e = t;
+    return *e += dur;
+}
+
+/* An operation but a weight-gradient pass starts once its first bucket's
+ * gather, issued when it could start, has ended. */
+static double dp_z3_start(void *ctx, int d, const pt_pipe_op *o, double t)
+{
+    const dp_z3 *z = ctx;
+    int u = o->kind == PT_OP_F ? z->uo[o->vs] : z->uo[o->vs + 1] - 1;
+    double e = z->e[d] > t ? z->e[d] : t;
+    return o->kind != PT_OP_W && z->ug[u] > 0 ? e + z->ug[u] : t;
+}
+
+static double dp_z3_run(void *ctx, int d, const pt_pipe_op *o, double ready, double t0, double dur)
+{
+    dp_z3 *z = ctx;
+    int a = z->uo[o->vs], n = z->uo[o->vs + 1] - a, back = o->kind != PT_OP_F;
+    int g = o->kind != PT_OP_W, r = z->p->split ? o->kind == PT_OP_W : o->kind == PT_OP_B;
+    const double *w = back ? z->ub : z->uf;
+    double *e = &z->e[d], t = ready, tot = 0, ge = -HUGE_VAL;
+    for (int j = a; j < a + n; j++) tot += w[j];
+    if (g) ge = dp_z3_issue(e, ready, z->ug[back ? a + n - 1 : a]);
+    for (int j = 0; j < n; j++) {
+        int u = back ? a + n - 1 - j : a + j;
+        if (g && ge > t) t = ge;
+        if (j == 0 && t0 > t) t = t0;
+        if (g && j + 1 < n) ge = dp_z3_issue(e, t, z->ug[back ? u - 1 : u + 1]);
+        t = dp_stream_compute(t, tot > 0 ? dur * w[u] / tot : dur / n, e, g && j + 1 < n ? &ge : NULL, z->sc, z->sx);
+        if (r && z->ur[u] > 0) dp_z3_issue(e, t, z->ur[u]);
+    }
+    return t;
+}
+
+/* How much later than the bare order the step ends with ZeRO-3's
+ * collectives (dp_z3) beside it, M micro-batches; HUGE_VAL when out of
+ * memory. */
+static double dp_z3_once(const pt_pipe *pp_, int64_t M, const double *f, const double *b, const int *uo,
+                         const double *uf, const double *ub, const double *ug, const double *ur, const pt_cost_dp *k,
+                         double p2p)
+{
+    pt_pipe p = *pp_;
+    pt_pipe_replay r = {0, 0, NULL}, r2 = {0, 0, NULL};
+    dp_z3 z = {&p, uo, uf, ub, ug, ur, NULL, k->slow_c, k->slow};
+    pt_pipe_hook hook = {dp_z3_start, dp_z3_run, &z};
+    double end, out = HUGE_VAL;
+    p.M = M;
+    z.e = calloc((size_t)p.pp, sizeof *z.e);
+    if (!z.e) return HUGE_VAL;
+    if (pt_pipe_run(&p, f, b, NULL, p2p, NULL, NULL, &r) == 0 &&
+        pt_pipe_run_hooked(&p, f, b, NULL, p2p, &hook, NULL, NULL, &r2) == 0) {
+        end = r2.makespan;
+        for (int d = 0; d < p.pp; d++)
+            if (z.e[d] > end) end = z.e[d];
+        out = end > r.makespan ? end - r.makespan : 0.0;
+    }
+    free(z.e);
+    return out;
+}
+
+/* dp_z3_once for p->M micro-batches.  The collectives grow with them: above
+ * 2L, L and 2L are replayed and the rest extrapolated (affine, as src/sim
+ * extrapolates a long step); L the first multiple of lcm(pp, 2) from 4,
+ * twice that for zb-v and dualpipe, whose fill and drain are twice as long
+ * (windows of one lcm put llama3-8b's zb-v steps 3.9% and gpt3-175b's
+ * dualpipe 3.2% off the simulator, llama2-7b's pp=2 1F1B 1.1%). */
+static double dp_zero3_replay(const pt_pipe *p, const double *f, const double *b, const int *uo, const double *uf,
+                              const double *ub, const double *ug, const double *ur, const pt_cost_dp *k, double p2p)
+{
+    int64_t q = p->pp % 2 ? 2 * (int64_t)p->pp : p->pp, L = (4 + q - 1) / q * q, M = p->M;
+    double e1, e2;
+    if (p->schedule == PT_SCHED_ZBV || p->dual) L *= 2; /* fill and drain twice as long */
+    if (M <= 2 * L) return dp_z3_once(p, M, f, b, uo, uf, ub, ug, ur, k, p2p);
+    e1 = dp_z3_once(p, L, f, b, uo, uf, ub, ug, ur, k, p2p);
+    e2 = dp_z3_once(p, 2 * L, f, b, uo, uf, ub, ug, ur, k, p2p);
+    if (e1 == HUGE_VAL || e2 == HUGE_VAL) return HUGE_VAL;
+    return e1 + (e2 - e1) * (double)(M - L) / (double)L;
 }
 
 static double dp_replayed(const pt_model *m, const pt_job *job, const pt_strategy *st, const pt_cost_prep *pr,
@@ -2638,10 +2643,11 @@ static double dp_exposed_s(const pt_model *m, const pt_cluster *c, const pt_job 
     pt_cost_dp_stage sc[3];
     int zbv = st->pp > 1 && st->schedule == PT_SCHED_ZBV, dual = st->pp > 1 && st->schedule == PT_SCHED_DUALPIPE;
     int nsc = 0;
-    /* ZeRO 0-2 with a pipeline: how the collectives' slowdowns of each
-     * rank's compute add up along the order has no closed form (they pass
-     * down the drain chain one rank after another, or happen on every rank
-     * at once): replayed (dp_stages_replay) */
+    /* any ZeRO stage with a pipeline: how the collectives' slowdowns of
+     * each rank's compute add up along the order has no closed form (they
+     * pass down the drain chain one rank after another, or happen on every
+     * rank at once), nor how ZeRO-3's reduce-scatters overlap the rank's
+     * later work: replayed (dp_stages_replay) */
     int replay = st->pp > 1;
     pt_cost_dp_colls(c, job, st, Pst, Pexp, &k);
     if (k.grad + k.gather + k.scatter + k.e_grad + k.e_gather + k.e_scatter <= 0) return 0.0;

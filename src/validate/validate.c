@@ -640,7 +640,6 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
         m.mtp_layers = note_int(notes, "MTP ", &v) && v > 0 ? v : 0;
         m.mtp_shared = 0;
         if (automodel && pt_str_has_ci(f[C_MODEL], "Nemotron V3 Ultra")) m.mtp_layers = 2, m.mtp_shared = 1;
-        if (m.mtp_layers > 0 && m.hybrid[0] && !m.mtp_hybrid[0]) pt_strlcpy(m.mtp_hybrid, "*E", sizeof m.mtp_hybrid);
     }
     layers = m.layers;
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");

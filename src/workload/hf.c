@@ -985,7 +985,7 @@ static pt_status read_nemotron_h(const hf *h, const char *type, pt_model *m)
         int64_t z = 0;
         TRY(pt_json_int(h->jc, h->obj, h->path, "num_nextn_predict_layers", 0, 0, PT_MODEL_DIM_MAX, &z, &f));
         if (f) m->mtp_layers = z;
-        if (z > 0) TRY(mtp_pattern(h, m));
+        TRY(mtp_pattern(h, m)); /* also where none is trained: --mtp N may ask for them */
     }
     TRY(get_act(h, "mlp_hidden_act", "relu2", &m->act));
     TRY(get_bool(h, "tie_word_embeddings", 0, &m->tied_embeddings));
