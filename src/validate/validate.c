@@ -733,10 +733,12 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * row, so for them it is inferred (with fp32 gradients their 24 H100
      * rows read 14.5% and 4 more runs would not fit; with bf16, 9.5%) */
     job.grad_bf16 = job.dtype == PT_FP8 && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON;
-    /* Composer's FSDP mixed precision: DEFAULT reduces in fp32, PURE in
-     * bf16 (composer/distributed/mosaic_parallelism.py,
-     * get_mixed_precision: reduce_dtype fp32 and bf16); llm-foundry's rows
-     * name their mp_mode */
+    /* Composer's FSDP mixed precision: PURE reduces in bf16 in every
+     * release (get_mixed_precision: reduce_dtype = the precision); DEFAULT
+     * in fp32 in its current one (composer/distributed/
+     * mosaic_parallelism.py), in the autocast precision in some 2022-23
+     * ones, and which the MPT tables ran is not recorded: left at fp32,
+     * the FSDP default.  llm-foundry's rows name their mp_mode */
     if (pt_str_has_ci(notes, "mp_mode PURE")) job.grad_bf16 = 1;
 
     memset(&st, 0, sizeof st);
