@@ -231,6 +231,10 @@ typedef struct pt_device {
     char generation[24];    /* architecture, e.g. "hopper"; "" = not said      */
     char fitted_on[24];     /* generation whose measured runs fitted the
                                efficiency constants, e.g. "ampere"; "none"    */
+    double fp8_gemm_ratio;  /* a large fp8 GEMM's fraction of the fp8 peak over
+                               a bf16 GEMM's of the bf16 peak, e.g. 0.92 on
+                               Hopper (data/kernels/h200); 0 = not measured,
+                               taken as 1                                     */
 } pt_device;
 
 #define PT_MAX_LEVELS 4

@@ -23,7 +23,8 @@
  * --start PREFIX starts from another device's catalog constants (the
  * Hopper ones for Blackwell), --hold-gemm leaves every device's GEMM
  * efficiency at the catalog's (the measured matmul rate of each part, which
- * tests/test_roofline.c bounds) and --hold-links every cluster's link
+ * tests/test_roofline.c bounds), --hold-half the GEMM ramp (gemm_half_GFLOP,
+ * measured on Hopper: data/kernels/h200) and --hold-links every cluster's link
  * efficiencies (clusters of several kinds in one fit).  Prints the constants (with their
  * standard errors and which were held), the rows skipped as another
  * device's, and the error on each half.  It is a tool for the
@@ -68,6 +69,7 @@ typedef struct data {
 
 static int hold_links; /* --hold-links: each cluster keeps its own link efficiencies */
 static int hold_gemm;  /* --hold-gemm: each device keeps its own (measured) GEMM efficiency */
+static int hold_half;  /* --hold-half: the GEMM ramp stays the catalog's (measured) */
 
 static void to_calib(const double *x, pt_vcalib *k)
 {
@@ -263,6 +265,10 @@ int main(int argc, char **argv)
             hold_gemm = 1;
             continue;
         }
+        if (!strcmp(argv[i], "--hold-half")) {
+            hold_half = 1;
+            continue;
+        }
         if (!strcmp(argv[i], "--hold-links")) {
             hold_links = 1;
             continue;
@@ -284,7 +290,7 @@ int main(int argc, char **argv)
         D.file[D.nfiles++] = argv[i];
     }
     if (!D.nfiles) {
-        fprintf(stderr, "usage: fit [--device PREFIX[,PREFIX...]] [--start PREFIX] [--hold-gemm] [--hold-links] "
+        fprintf(stderr, "usage: fit [--device PREFIX[,PREFIX...]] [--start PREFIX] [--hold-gemm] [--hold-half] [--hold-links] "
                         "[--iterations N] RUNS.csv ...\n");
         return 2;
     }
@@ -300,7 +306,7 @@ int main(int argc, char **argv)
         prm[j].value = x0[j] < lo[j] ? lo[j] : x0[j] > hi[j] ? hi[j] : x0[j];
         prm[j].lo = lo[j];
         prm[j].hi = hi[j];
-        prm[j].candidate = !(hold_links && j >= 5) && !(hold_gemm && j == 0);
+        prm[j].candidate = !(hold_links && j >= 5) && !(hold_gemm && j == 0) && !(hold_half && j == 1);
     }
     if (!(D.irls = malloc((size_t)D.n * sizeof *D.irls)) || !(D.file_w = malloc((size_t)D.n * sizeof *D.file_w)) ||
         !(rr = malloc((size_t)D.n * sizeof *rr)))

@@ -7,10 +7,13 @@
  * What it does:
  *  - GEMM: the larger of its compute time at gemm_eff * F / (F + gemm_half)
  *    of peak (F its FLOPs, 2 M N K x batch: a shape-dependent ramp, so small
- *    GEMMs run slow; constants fitted, data/devices.json) and its memory time,
+ *    GEMMs run slow; constants in data/devices.json) and its memory time,
  *    elem_bytes (M K + K N + M N) x batch at the achieved bandwidth.  `batch`
  *    is ONE batched kernel (its FLOPs together climb the ramp); a caller that
  *    runs `n` separate GEMMs one after another multiplies a batch-1 time by n.
+ *    The ramp is a fixed time per GEMM, gemm_half / (peak16 gemm_eff): in
+ *    another dtype gemm_half scales with the rate (measured on H200, the
+ *    same 6.0-6.3 us in bf16 and fp8: data/kernels/h200/README.md).
  *  - Element-wise work (norms, activations, softmax, optimizer updates) is
  *    bound by memory bandwidth: bytes / (memory_bw * mem_eff).
  *  - Flash attention runs at attn_eff * s / (s + PT_ROOFLINE_FLASH_HALF_SEQ)
@@ -39,10 +42,11 @@
 
 /* Device rates for one dtype, derived once from a pt_device. */
 typedef struct pt_roofline {
-    double peak;       /* FLOP/s for linear-layer GEMMs in the dtype, e.g. 989e12 */
+    double peak;       /* FLOP/s for linear-layer GEMMs in the dtype, e.g. 989e12;
+                          fp8's times the device's fp8_gemm_ratio            */
     double peak16;     /* FLOP/s in bf16/fp16 (attention, logits), e.g. 989e12    */
     double gemm_eff;   /* fraction of peak a large GEMM reaches, e.g. 0.75        */
-    double gemm_half;  /* FLOPs at which a GEMM reaches half of it, e.g. 0.5e9    */
+    double gemm_half;  /* FLOPs at which a GEMM at peak16 reaches half of it     */
     double attn_eff;   /* fused attention's fraction of peak16, e.g. 0.5          */
     double mem_bw;     /* achieved bytes/s: memory_bw_GBps * 1e9 * mem_eff        */
     double kernel_us;  /* host time to launch one kernel, us, e.g. 4              */

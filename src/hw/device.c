@@ -87,6 +87,7 @@ pt_status pt_hw_num_in(pt_jctx *jc, const json_t *obj, const char *path, const c
 static const char *const device_keys[] = {
     "name",     "source",  "memory_GiB", "memory_bw_GBps", "tflops",    "host_bw_GBps",
     "gemm_eff", "gemm_half_GFLOP", "attn_eff", "mem_eff", "kernel_us", "best_published_mfu",
+    "fp8_gemm_ratio",
     "generation", "fitted_on",
     "units", /* an edge device's compute units: read by src/plan/edge.c */
     NULL};
@@ -163,7 +164,8 @@ pt_status pt_device_from_json(pt_jctx *jc, const json_t *obj, const char *path, 
         (st = pt_hw_num_in(jc, obj, path, "attn_eff", 0, PT_HW_FRAC, &dev.attn_eff)) != PT_OK ||
         (st = pt_hw_num_in(jc, obj, path, "mem_eff", 0, PT_HW_FRAC, &dev.mem_eff)) != PT_OK ||
         (st = pt_hw_num_in(jc, obj, path, "kernel_us", 0, PT_HW_NONNEG, &dev.kernel_us)) != PT_OK ||
-        (st = pt_hw_num_in(jc, obj, path, "best_published_mfu", 0, PT_HW_FRAC, &dev.best_mfu)) != PT_OK)
+        (st = pt_hw_num_in(jc, obj, path, "best_published_mfu", 0, PT_HW_FRAC, &dev.best_mfu)) != PT_OK ||
+        (st = pt_hw_num_in(jc, obj, path, "fp8_gemm_ratio", 0, PT_HW_FRAC, &dev.fp8_gemm_ratio)) != PT_OK)
         return st;
 
     *out = dev;

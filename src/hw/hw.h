@@ -18,6 +18,9 @@
  *   attn_eff         (0, 1], default PT_DEV_DEFAULT_ATTN_EFF
  *   mem_eff          (0, 1], default PT_DEV_DEFAULT_MEM_EFF
  *   kernel_us        >= 0,   default PT_DEV_DEFAULT_KERNEL_US
+ *   fp8_gemm_ratio   (0, 1], optional: fp8 GEMMs reach gemm_eff * this of
+ *                    the fp8 peak (src/cost/roofline.c); missing = 0 = not
+ *                    measured, taken as 1
  *   best_published_mfu (0, 1], optional: the best model FLOPs utilisation
  *                    ever published for the device (its source in "source");
  *                    eval and plan flag predictions above it

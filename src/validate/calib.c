@@ -682,6 +682,7 @@ json_t *pt_calib_cluster_json(const pt_cluster *c, const char *source)
     json_object_set_new(dev, "mem_eff", json_real(v->mem_eff));
     json_object_set_new(dev, "kernel_us", json_real(v->kernel_us));
     if (v->best_mfu > 0) json_object_set_new(dev, "best_published_mfu", json_real(v->best_mfu));
+    if (v->fp8_gemm_ratio > 0) json_object_set_new(dev, "fp8_gemm_ratio", json_real(v->fp8_gemm_ratio));
     json_object_set_new(dev, "source", json_string(source));
     json_object_set_new(root, "device", dev);
     json_object_set_new(root, "devices", json_integer((json_int_t)c->devices));

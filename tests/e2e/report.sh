@@ -104,8 +104,9 @@ assert [int(x) for x in re.findall(r"<tr><td>(\d+)</td>", t)] == [1, 2, 4, 8, 16
 PY
 
 # serve: the question, the top plans (the serve table's numbers), TTFT and
-# TPOT against load for the first colocated plan (here #2: #1 disaggregates)
-SERVE="serve llama3-8b --cluster dgx-h100 --gpus 8 --isl 2048 --osl 256 --rate 20 --ttft-ms 500 --tpot-ms 30"
+# TPOT against load for the first colocated plan (here #7: the six above
+# disaggregate prefill and decode)
+SERVE="serve llama3-8b --cluster dgx-h100 --gpus 8 --isl 2048 --osl 256 --rate 20 --ttft-ms 500 --tpot-ms 30 --top 8"
 $P $SERVE >"$tmp/sv" 2>"$tmp/err" || bad "serve failed: $(cat "$tmp/err")"
 $P $SERVE --report "$tmp/sv.html" >"$tmp/sv2" 2>"$tmp/err" || bad "serve --report failed: $(cat "$tmp/err")"
 cmp -s "$tmp/sv" "$tmp/sv2" || bad "serve --report changed what serve prints"
@@ -128,7 +129,7 @@ for k in ("llama3-8b", "dgx-h100", "8 x h100-sxm-80g", "2048 prompt tokens", "25
     assert k in q, k
 t = section("plans")
 rows = re.findall(r"<tr><td>(\d+)</td><td class=\"l\">([^<]*)</td>((?:<td>[^<]*</td>)+)</tr>", t)
-assert [r[0] for r in rows] == ["1", "2", "3", "4", "5"], rows
+assert [r[0] for r in rows] == [str(i) for i in range(1, 9)], rows
 for rank, strat, cells in rows:
     # the same numbers as the serve table's row
     line = [l for l in table.splitlines() if l.strip().startswith(rank + "  ")][0]
@@ -136,7 +137,10 @@ for rank, strat, cells in rows:
     assert line.split()[-8:] == re.findall(r"<td>([^<]*)</td>", cells), (line, cells)
 l = section("load")
 assert l.count("<svg") == 2 and l.count("<polyline") == 4, "two charts, a curve and an objective each"
-for k in ("TTFT p90 (ms)", "TPOT p90 (ms)", "requests/s (all 2 replicas)", "TTFT p90, plan 2", "objective 500 ms"):
+first = [r for r in rows if "disagg=" not in r[1]][0]
+reps = re.search(r"replicas=(\d+)", first[1]).group(1)
+for k in ("TTFT p90 (ms)", "TPOT p90 (ms)", "requests/s (all %s replicas)" % reps, "TTFT p90, plan %s" % first[0],
+          "objective 500 ms"):
     assert k in l, k
 pts = re.findall(r"<tr><td>([0-9.e+]+)</td><td>([0-9.]+)</td><td>([0-9.]+)</td></tr>", l)
 assert 6 <= len(pts) <= 8, pts
