@@ -20,41 +20,21 @@ A maintainers' tool, not part of partita or of make test.
 import difflib
 import glob
 import os
-import re
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e", "lib"))
+from examples import blocks, command as split_command, is_example, norm  # noqa: E402
+
 OUTPUT_FLAGS = ("--trace", "--svg", "--out", "--report")
 
 
-def norm(line):
-    return re.sub(r"\(\d+ threads?\)", "(N threads)", line.rstrip())
-
-
-def blocks(lines):
-    """(index of the first line inside, index past the last, file name or None) per fenced block."""
-    out, start, name, pending = [], None, None, None
-    for no, line in enumerate(lines):
-        m = re.match(r"<!-- file: (\S+) -->\s*$", line)
-        if start is None and m:
-            pending = m.group(1)
-            continue
-        if line.startswith("```"):
-            if start is None:
-                start, name, pending = no + 1, pending, None
-            else:
-                out.append((start, no, name))
-                start = None
-        elif start is None and line.strip():
-            pending = None
-    return out
-
-
 def refresh(path, build, root):
-    lines = open(path).read().split("\n")
+    text = open(path).read()
+    lines = text.split("\n")
     is_doc = os.path.dirname(os.path.abspath(path)) == os.path.join(root, "docs")
     tmp = tempfile.mkdtemp()
     changed = 0
@@ -62,23 +42,16 @@ def refresh(path, build, root):
         for d in ("data", "tests", "docs"):
             os.symlink(os.path.join(root, d), os.path.join(tmp, d))
         if is_doc:
-            for s, e, name in blocks(lines):
+            for start, block, name in blocks(text):
                 if name:
                     with open(os.path.join(tmp, name), "w") as f:
-                        f.write("\n".join(lines[s:e]) + "\n")
-        for s, e, name in blocks(lines):
-            if name or s >= e or not lines[s].startswith("$ build/partita"):
+                        f.write("\n".join(block) + "\n")
+        for start, block, name in blocks(text):
+            if not is_example(block, name):
                 continue
-            i, parts = s, []
-            while True:
-                line = lines[i]
-                i += 1
-                more = line.endswith("\\")
-                parts.append(line[2 if not parts else 0:len(line) - more])
-                if not more:
-                    break
-            command = " ".join(p.strip() for p in parts)
-            command = re.sub(r"\s{3,}\(.*\)$", "", command)
+            command, _, first = split_command(block)
+            s = start - 1                    # the block's first line, as an index into lines
+            i, e = s + first, s + len(block)  # its output lines
             argv = shlex.split(command)
             argv[0] = os.path.join(root, build, "partita")
             kept = []

@@ -136,17 +136,22 @@ MODELS = {
 }
 
 
+def layer_shapes(T=8192):
+    """(label, M, N, K) of every GEMM of MODELS' linear layers at tp 1-8."""
+    for name, (h, qkv, ffn, gated) in MODELS.items():
+        for tp in (1, 2, 4, 8):
+            lin = {"qkv": (qkv // tp, h), "proj": (h, h // tp),
+                   "fc1": ((2 if gated else 1) * ffn // tp, h), "fc2": (h, ffn // tp)}
+            for ln, (N, K) in lin.items():
+                for pas, (a, b, c) in (("fwd", (T, N, K)), ("dgrad", (T, K, N)), ("wgrad", (N, K, T))):
+                    yield "%s tp%d %s %s" % (name, tp, ln, pas), a, b, c
+
+
 def gemm_models():
     f, w = writer("gemm_models.csv", ["kind", "label", "M", "N", "K", "us", "tflops"])
-    T = 8192
     for kind in KINDS:
-        for name, (h, qkv, ffn, gated) in MODELS.items():
-            for tp in (1, 2, 4, 8):
-                lin = {"qkv": (qkv // tp, h), "proj": (h, h // tp),
-                       "fc1": ((2 if gated else 1) * ffn // tp, h), "fc2": (h, ffn // tp)}
-                for ln, (N, K) in lin.items():
-                    for pas, (a, b, c) in (("fwd", (T, N, K)), ("dgrad", (T, K, N)), ("wgrad", (N, K, T))):
-                        gemm_row(w, kind, a, b, c, "%s tp%d %s %s" % (name, tp, ln, pas))
+        for label, M, N, K in layer_shapes():
+            gemm_row(w, kind, M, N, K, label)
         f.flush()
         torch.cuda.empty_cache()
     f.close()
@@ -157,21 +162,15 @@ def gemm_paired(reps=3):
     the whole set `reps` times: ratios between kinds that the clock's drift
     between sections does not bias, and the spread of repeats."""
     f, w = writer("gemm_paired.csv", ["rep", "kind", "label", "M", "N", "K", "us", "tflops"])
-    T = 8192
     for rep in range(reps):
-        for name, (h, qkv, ffn, gated) in MODELS.items():
-            for tp in (1, 2, 4, 8):
-                lin = {"qkv": (qkv // tp, h), "proj": (h, h // tp),
-                       "fc1": ((2 if gated else 1) * ffn // tp, h), "fc2": (h, ffn // tp)}
-                for ln, (N, K) in lin.items():
-                    for pas, (a, b, c) in (("fwd", (T, N, K)), ("dgrad", (T, K, N)), ("wgrad", (N, K, T))):
-                        for kind in KINDS:
-                            fn = gemm_fn(kind, a, b, c)
-                            ms = bench_ms(fn)
-                            w.writerow([rep, kind, "%s tp%d %s %s" % (name, tp, ln, pas), a, b, c,
-                                        "%.2f" % (ms * 1e3), "%.1f" % (2.0 * a * b * c / (ms * 1e-3) / 1e12)])
-                            del fn
-            f.flush()
+        for label, M, N, K in layer_shapes():
+            for kind in KINDS:
+                fn = gemm_fn(kind, M, N, K)
+                ms = bench_ms(fn)
+                w.writerow([rep, kind, label, M, N, K, "%.2f" % (ms * 1e3),
+                            "%.1f" % (2.0 * M * N * K / (ms * 1e-3) / 1e12)])
+                del fn
+        f.flush()
     f.close()
 
 

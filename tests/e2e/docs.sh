@@ -16,33 +16,13 @@ trap 'rm -rf "$tmp"' EXIT
 python3 - "$BUILD" "$tmp" <<'PY'
 import glob, os, re, shlex, subprocess, sys
 
+sys.path.insert(0, "tests/e2e/lib")
+from examples import blocks, command as split_command, is_example, norm
+
 build, tmp = os.path.abspath(sys.argv[1]), sys.argv[2]
 root = os.getcwd()
 for d in ("data", "tests", "docs"):
     os.symlink(os.path.join(root, d), os.path.join(tmp, d))
-
-def norm(line):
-    # the thread count is the machine's core count
-    return re.sub(r"\(\d+ threads?\)", "(N threads)", line.rstrip())
-
-def blocks(text):
-    """(first line number, lines, file name or None) of each fenced block."""
-    block, start, name, pending = None, 0, None, None
-    for no, line in enumerate(text.split("\n"), 1):
-        m = re.match(r"<!-- file: (\S+) -->\s*$", line)
-        if block is None and m:
-            pending = m.group(1)
-            continue
-        if line.startswith("```"):
-            if block is None:
-                block, start, name, pending = [], no + 1, pending, None
-            else:
-                yield start, block, name
-                block = None
-        elif block is not None:
-            block.append(line)
-        elif line.strip():
-            pending = None
 
 pages = sorted(glob.glob("docs/*.md"))
 failures, count, files = 0, 0, 0
@@ -58,23 +38,13 @@ for page in pages:
             files += 1
 for page in pages:
     for start, block, name in blocks(open(page).read()):
-        if name or not block or not block[0].startswith("$ build/partita"):
+        if not is_example(block, name):
             continue
-        i, parts = 0, []
-        while True:
-            line = block[i]; i += 1
-            more = line.endswith("\\")
-            parts.append(line[2 if not parts else 0:len(line) - more])
-            if not more:
-                break
-        command = " ".join(p.strip() for p in parts)
+        command, note, i = split_command(block)
         want_rc = None
-        m = re.search(r"\s{3,}\((.*)\)$", command)
-        if m:
-            e = re.match(r"exit status (\d+)$", m.group(1))
-            if e:
-                want_rc = int(e.group(1))
-            command = command[:m.start()]
+        e = re.match(r"exit status (\d+)$", note or "")
+        if e:
+            want_rc = int(e.group(1))
         argv = shlex.split(command)
         argv[0] = os.path.join(build, "partita")
         count += 1

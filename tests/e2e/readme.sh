@@ -11,39 +11,19 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 python3 - "$BUILD" "$tmp" <<'PY'
-import os, re, shlex, subprocess, sys
+import os, shlex, subprocess, sys
+
+sys.path.insert(0, "tests/e2e/lib")
+from examples import blocks, command as split_command, is_example, norm
 
 build, tmp = sys.argv[1], sys.argv[2]
 OUTPUT_FLAGS = ("--trace", "--svg", "--out", "--report")
 
-def norm(line):
-    # the thread count is the machine's core count
-    return re.sub(r"\(\d+ threads\)", "(N threads)", line.rstrip())
-
-def examples(text):
-    block, start = None, 0
-    for no, line in enumerate(text.split("\n"), 1):
-        if line.startswith("```"):
-            if block is None:
-                block, start = [], no + 1
-            else:
-                if block and block[0].startswith("$ build/partita"):
-                    yield start, block
-                block = None
-        elif block is not None:
-            block.append(line)
-
 failures, count = 0, 0
-for start, block in examples(open("README.md").read()):
-    i, parts = 0, []
-    while True:
-        line = block[i]; i += 1
-        more = line.endswith("\\")
-        parts.append(line[2 if not parts else 0:len(line) - more])
-        if not more:
-            break
-    command = " ".join(p.strip() for p in parts)
-    command = re.sub(r"\s{3,}\(.*\)$", "", command)
+for start, block, name in blocks(open("README.md").read()):
+    if not is_example(block, name):
+        continue
+    command, _, i = split_command(block)
     argv = shlex.split(command)
     argv[0] = os.path.join(build, "partita")
     kept = []
