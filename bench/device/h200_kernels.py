@@ -67,7 +67,7 @@ def smi():
 
 def writer(name, header):
     f = open(os.path.join(OUT, name), "w", newline="")
-    w = csv.writer(f)
+    w = csv.writer(f, lineterminator="\n")
     w.writerow(header)
     return f, w
 
@@ -302,6 +302,54 @@ def memory():
     f.close()
 
 
+# ------------------------------------------------- decode's linear layers
+def decode():
+    """The linear layers of one decode step of Llama 3 70B at tp=8 on one GPU:
+    80 layers' distinct weights (17 GB in bf16, so nothing stays in the L2),
+    the 320 GEMMs captured in one CUDA graph as serving engines run them,
+    for a batch of M tokens; the bytes the weights and activations must move
+    over the replay's time is the bandwidth decode reaches."""
+    f, w = writer("decode.csv", ["kind", "batch", "us_per_step", "weight_GB", "GBps"])
+    shapes = ((1280, 8192), (8192, 1024), (7168, 8192), (8192, 3584))  # qkv, o, gate+up, down (N, K)
+    layers = 80
+    for kind in ("bf16", "fp8-tensorwise"):
+        eb = 2 if kind == "bf16" else 1
+        ws = []
+        for _ in range(layers):
+            for N, K in shapes:
+                t = torch.randn(N, K, device=DEV, dtype=torch.bfloat16)
+                ws.append(t if eb == 2 else t.to(FP8))
+        one = torch.tensor(1.0, device=DEV)
+        for M in ((1, 8, 32, 64, 128, 256) if eb == 2 else (16, 32, 64, 128, 256)):
+            xs = {K: torch.randn(M, K, device=DEV, dtype=torch.bfloat16) for K in (8192, 1024, 3584)}
+            if eb == 1:
+                xs = {K: x.to(FP8) for K, x in xs.items()}
+            outs = [torch.empty(M, N, device=DEV, dtype=torch.bfloat16) for N, _ in shapes]
+
+            def step():
+                for li in range(layers):
+                    for si, (N, K) in enumerate(shapes):
+                        wt = ws[li * len(shapes) + si]
+                        if eb == 2:
+                            torch.mm(xs[K], wt.t(), out=outs[si])
+                        else:
+                            torch._scaled_mm(xs[K], wt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+            step()
+            torch.cuda.synchronize()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                step()
+            ms = bench_ms(g.replay, target_ms=60.0, max_iter=20)
+            wb = layers * sum(N * K for N, K in shapes) * eb
+            ab = layers * sum(M * K * eb + M * N * 2 for N, K in shapes)
+            w.writerow([kind, M, "%.1f" % (ms * 1e3), "%.2f" % (wb / 1e9), "%.0f" % ((wb + ab) / (ms * 1e-3) / 1e9)])
+            f.flush()
+            del g
+        del ws
+        torch.cuda.empty_cache()
+    f.close()
+
+
 # -------------------------------------------------------- host per operator
 def launch():
     f, w = writer("launch.csv", ["op", "calls", "us_per_call"])
@@ -363,7 +411,7 @@ def main():
     which = sys.argv[1:] or ["sustain", "launch", "memory", "attention", "grouped", "gemm_models", "gemm_grid"]
     table = {"sustain": sustain, "launch": launch, "memory": memory, "attention": attention,
              "grouped": grouped, "gemm_models": gemm_models, "gemm_grid": gemm_grid,
-             "gemm_paired": gemm_paired,
+             "gemm_paired": gemm_paired, "decode": decode,
              "sustain_all": lambda: sustain(KINDS, 25.0),
              "attention_d256": attention_d256}
     for name in which:

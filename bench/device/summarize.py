@@ -147,8 +147,20 @@ def grouped():
     print()
 
 
+def decode():
+    print("Decode's linear layers: Llama 3 70B at tp=8, 80 layers' distinct weights in one CUDA graph,")
+    print("a batch of M tokens (decode.csv); bytes of weights and activations over the time, against")
+    print("4800 GB/s (TensorRT-LLM 1.0's fitted decode_eff: 0.84, src/cost/infer.c):")
+    print("| kind | batch | us a step | GB/s | of 4800 |")
+    print("|---|---|---|---|---|")
+    for x in rows("decode.csv"):
+        print("| %s | %s | %s | %s | %.2f |" % (x["kind"], x["batch"], x["us_per_step"], x["GBps"],
+                                               float(x["GBps"]) / BW))
+    print()
+
+
 def main():
-    for f in (sustained, paired, grid, attention, memory, grouped):
+    for f in (sustained, paired, grid, attention, memory, grouped, decode):
         f()
 
 
