@@ -53,6 +53,19 @@ grep -q '"above_best_published_mfu": false,' "$tmp/n.json" || bad "inline device
 sed 's/"tflops": {"bf16": 989}/"tflops": {"bf16": 989}, "best_published_mfu": 1.5/' "$tmp/c.json" >"$tmp/c2.json"
 expect2 "best_published_mfu 1.5" "device.best_published_mfu" \
     "$P" eval llama3-8b --cluster "$tmp/c2.json" --strategy "tp=1 mbs=2 gbs=64"
+# fp8_gemm_ratio: range-checked too, and an fp8 job's GEMMs slow down with it
+sed 's/"tflops": {"bf16": 989}/"tflops": {"bf16": 989}, "fp8_gemm_ratio": 1.5/' "$tmp/c.json" >"$tmp/c4.json"
+expect2 "fp8_gemm_ratio 1.5" "device.fp8_gemm_ratio" \
+    "$P" eval llama3-8b --cluster "$tmp/c4.json" --strategy "tp=1 mbs=2 gbs=64"
+step_of() { sed -n 's/^step time *\([0-9.]*\) s.*/\1/p' "$1"; }
+sed 's/"tflops": {"bf16": 989}/"tflops": {"bf16": 989, "fp8": 1979}/' "$tmp/c.json" >"$tmp/c5.json"
+sed 's/"tflops": {"bf16": 989}/"tflops": {"bf16": 989, "fp8": 1979}, "fp8_gemm_ratio": 0.5/' "$tmp/c.json" >"$tmp/c6.json"
+"$P" eval llama3-8b --cluster "$tmp/c5.json" --dtype fp8 --strategy "tp=1 mbs=2 gbs=64" >"$tmp/c5" 2>&1 &&
+"$P" eval llama3-8b --cluster "$tmp/c6.json" --dtype fp8 --strategy "tp=1 mbs=2 gbs=64" >"$tmp/c6" 2>&1 ||
+    bad "fp8 eval on an inline device failed: $(cat "$tmp/c5" "$tmp/c6")"
+python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b > 1.2 * a else 1)' \
+    "$(step_of "$tmp/c5")" "$(step_of "$tmp/c6")" ||
+    bad "fp8_gemm_ratio 0.5 does not slow an fp8 step: $(step_of "$tmp/c5") s against $(step_of "$tmp/c6") s"
 sed 's/"tflops": {"bf16": 989}/"tflops": {"bf16": 989}, "best_published_mfu": 0.3/' "$tmp/c.json" >"$tmp/c3.json"
 "$P" eval llama3-8b --cluster "$tmp/c3.json" --strategy "tp=1 mbs=2 gbs=64" >"$tmp/c3" 2>"$tmp/err" ||
     bad "eval with best_published_mfu 0.3: exit $?: $(cat "$tmp/err")"
