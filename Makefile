@@ -5,6 +5,9 @@
 #   make bench   speed and accuracy benchmarks (print numbers, never fail on time)
 #   make fuzz    libFuzzer on every parser, FUZZ_SECONDS each (fuzz/README.md)
 
+# Builds use every processor unless the command line says -j (make -j1: one).
+MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+
 CC      ?= cc
 BUILD   ?= build
 PKGS    := jansson cmocka
