@@ -16,8 +16,11 @@ EOF
 $P sweep "$tmp/grid.json" --json >"$tmp/j" 2>"$tmp/err" || bad "sweep --json failed: $(cat "$tmp/err")"
 $P sweep "$tmp/grid.json" --json --threads 1 >"$tmp/j1" 2>&1
 cmp -s "$tmp/j" "$tmp/j1" || bad "sweep --json: --threads 1 differs from the default"
-$P sweep "$tmp/grid.json" --json --threads 2 >"$tmp/j2" 2>&1
-cmp -s "$tmp/j" "$tmp/j2" || bad "sweep --json: --threads 2 differs"
+# (the default is one thread a processor: on two processors --threads 2 is it)
+if [ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" != 2 ]; then
+    $P sweep "$tmp/grid.json" --json --threads 2 >"$tmp/j2" 2>&1
+    cmp -s "$tmp/j" "$tmp/j2" || bad "sweep --json: --threads 2 differs"
+fi
 # two questions asked of plan directly: the same plan object
 $P plan gpt3-175b --cluster dgx-h100 --gpus 256 --global-batch 512 --seq-len 4096 --top 1 --json >"$tmp/p11" 2>&1 ||
     bad "plan gpt3-175b failed: $(cat "$tmp/p11")"
