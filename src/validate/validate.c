@@ -24,7 +24,9 @@
  *    dp = devices/(tp*pp*cp), vpp 1, zero 0 (Megatron's DDP; 1, the
  *    distributed optimizer, for NeMo), recompute none, sequence parallelism
  *    off (on with tp > 1 for NeMo), ep and etp from the notes' "ep_size n"
- *    and "ETP n" where given; an empty micro_batch is assumed 1 and said so;
+ *    and "ETP n" where given; an empty micro_batch is the one the planner
+ *    finds fastest with the rest of the row as given (said so; 1 where no
+ *    size fits or the pipeline layout is one the search cannot lay out);
  *  - pipeline layers pp*vpp does not divide: Megatron's embedding and loss
  *    slots, or a MoE model's uneven layout (pipeline_layout);
  *  - from the notes where the columns are blank: "TP8 PP6"; "GBS=280 per DP
@@ -440,6 +442,29 @@ static void pipeline_layout(const pt_model *m, pt_strategy *st, int *split_check
     }
 }
 
+/* The micro-batch the planner finds fastest for st with everything else
+ * pinned, into *best; 0 where no size fits or the search fails. */
+static int best_mbs(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st, int64_t gbs,
+                    pt_strategy *best)
+{
+    pt_search_opts o;
+    pt_search_result sr;
+    pt_diag d;
+    int ok;
+    if (gbs <= 0) return 0;
+    memset(&o, 0, sizeof o);
+    pt_space_init(&o.space);
+    o.top_k = 1;
+    o.threads = 1;
+    o.prune = 1;
+    o.gbs_lo = o.gbs_hi = gbs;
+    pt_space_pin(&o.space, st, ~(unsigned)(PT_K_MBS | PT_K_GBS));
+    ok = pt_search_engine(m, c, job, &o, &sr, &d) == PT_OK && sr.n >= 1;
+    if (ok) *best = sr.plans[0].st;
+    pt_search_free(&sr);
+    return ok;
+}
+
 static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r)
 {
     pt_model m;
@@ -544,8 +569,12 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (num(f[C_ZERO], &zero) <= 0) zero = 0;
     if (num(f[C_DP], &dp) <= 0) dp = n / (tp * pp * cp);
     if (num(f[C_MBS], &mbs) <= 0) {
+        /* a published run is a tuned one: its unstated micro-batch is the
+         * one the planner finds best with everything else as the row gives
+         * it (Megatron's --micro-batch-size has no default; Megatron-LM's
+         * weak-scaling table and Narayanan et al.'s Table 1 state none) */
         mbs = 1;
-        if (!searched) add_assumed(r, "mbs 1"); /* else the search chooses it */
+        if (!searched) searched = 3; /* the search below, or 1 (said there) */
     }
     if (num(f[C_GBS], &gbs) <= 0 && note_int(notes, "GBS=", &gbs) && find_ci(notes, "per DP replica") >= 0) {
         /* "Table 5 runs used GBS=280 per DP replica" (Korthikanti's 530B on
@@ -780,6 +809,20 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.schedule = vpp > 1 ? PT_SCHED_INTERLEAVED : PT_SCHED_1F1B;
     st.offload = PT_OFF_NONE;
     pipeline_layout(&m, &st, &split_check);
+    if (searched == 3 && !split_check) {
+        /* the micro-batch alone: where no size fits (or the search cannot
+         * lay the row out), 1, said so */
+        pt_strategy best;
+        if (best_mbs(&m, &c, &job, &st, gbs, &best)) {
+            st = best;
+            add_assumed(r, "mbs: the planner's best");
+        } else
+            add_assumed(r, "mbs 1");
+        searched = 0;
+    } else if (searched == 3) {
+        add_assumed(r, "mbs 1");
+        searched = 0;
+    }
     if (searched) {
         pt_search_opts o;
         pt_search_result sr;
