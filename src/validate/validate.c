@@ -478,7 +478,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
     int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml"), automodel = pt_str_has_ci(f[C_SOURCE], "Automodel");
-    int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0;
+    int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0, megatron_nemo;
     pt_status rc;
     const pt_model *cat = NULL;
     char *end;
@@ -744,6 +744,13 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (job.engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "docs.nvidia.com/nemo-framework") &&
         pt_str_has_ci(f[C_SOURCE], "Container: NeMo 25."))
         job.tp_comm_overlap = 1;
+    /* Megatron-LM's examples/llama/README.md FP8 table: "This configuration
+     * follows those defined in NeMo Framework's performance scripts" (the
+     * README), run as they run (TP comm overlap, above); its one published
+     * script, train_llama3_8b_h100_fp8.sh, reduces gradients in bf16
+     * (--grad-reduce-in-bf16), as NeMo's do (below) */
+    megatron_nemo = job.engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "Megatron-LM examples/llama/README");
+    if (megatron_nemo) job.tp_comm_overlap = 1;
     /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
      * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
      * once per rank and node, not once per expert */
@@ -761,7 +768,8 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
      * names them) and are priced the same; their configs are not in the
      * row, so for them it is inferred (with fp32 gradients their 24 H100
      * rows read 14.5% and 4 more runs would not fit; with bf16, 9.5%) */
-    job.grad_bf16 = job.dtype == PT_FP8 && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON;
+    job.grad_bf16 = job.dtype == PT_FP8 && (pt_str_has_ci(f[C_SOURCE], "NeMo") || megatron_nemo) &&
+                    job.engine == PT_ENGINE_MEGATRON;
     /* Composer's FSDP mixed precision: PURE reduces in bf16 in every
      * release (get_mixed_precision: reduce_dtype = the precision); DEFAULT
      * in fp32 in its current one (composer/distributed/

@@ -47,7 +47,10 @@
 #   of its base family and size whose shape agrees (nemotron4-15b);
 # - a blank micro_batch is the planner's fastest with the rest of the row as
 #   given (a published run is a tuned one), 1 where the search cannot lay
-#   the row out.
+#   the row out;
+# - Megatron-LM's examples/llama FP8 table is read as NeMo's performance
+#   scripts run (its README: the configuration follows them): TP comm
+#   overlap, bf16 gradient reduction (its 8B script's --grad-reduce-in-bf16).
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
 hdr=$(head -1 tests/data/runs_small.csv)
@@ -102,6 +105,11 @@ hdr=$(head -1 tests/data/runs_small.csv)
         echo "t,GPT 32B,32,48,7168,56,,,4096,131072,,,H100,384,8,1,48,,,,$mb,192,,yes,1,tflops_per_gpu,1,TP comm overlap"
     done
     echo "t,Llama 3.1 405B,405,126,16384,128,8,53248,8192,,,,H100-SXM5-80GB,512,8,8,4,2,,8,,1152,none,yes,1,iter_time_s,1,fp8"
+    echo "t,LLAMA3-70B,70,80,8192,64,8,28672,8192,,,,H100,64,4,8,2,1,1,5,1,128,,yes,1,tokens_per_s_per_gpu,1,FP8 hybrid"
+    echo "NVIDIA/Megatron-LM examples/llama/README.md 'FP8 Performance' table,LLAMA3-70B,70,80,8192,64,8,28672,8192,,,,H100,64,4,8,2,1,1,5,1,128,,yes,1,tokens_per_s_per_gpu,1,FP8 hybrid"
+    echo "t,LLAMA3-70B,70,80,8192,64,8,28672,8192,,,,H100,64,4,8,2,1,1,5,1,128,,yes,1,tokens_per_s_per_gpu,1,FP8 hybrid; TP comm overlap; mp_mode PURE"
+    echo "t,LLAMA3-8B,8,32,4096,32,8,14336,8192,,,,H100,8,1,1,4,2,1,1,1,128,,no,1,tokens_per_s_per_gpu,1,FP8 hybrid"
+    echo "NVIDIA/Megatron-LM examples/llama/README.md 'FP8 Performance' table,LLAMA3-8B,8,32,4096,32,8,14336,8192,,,,H100,8,1,1,4,2,1,1,1,128,,no,1,tokens_per_s_per_gpu,1,FP8 hybrid"
 } >"$tmp/rows.csv"
 if "$P" validate "$tmp/rows.csv" --json >"$tmp/rows.json" 2>"$tmp/err"; then
     python3 - "$tmp/rows.json" <<'PY' || bad "rows not read as the issue says (see above)"
@@ -211,6 +219,18 @@ elif rows[44]["predicted"] < max(given) * (1 - 1e-9) or min(abs(rows[44]["predic
     bad.append("blank micro_batch priced at %g TFLOP/s/GPU, not the best of 1, 2, 4 (%s)" % (rows[44]["predicted"], given))
 if not priced(48) or "mbs 1" not in rows[48].get("assumed", "") or " mbs=1 " not in rows[48]["strategy"]:
     bad.append("a row the search cannot lay out not priced at mbs 1, said so: %s" % rows[48])
+# Megatron-LM's examples/llama FP8 table follows NeMo's performance scripts
+# (its README says so): TP comm overlap (faster at tp=4) and, as its 8B
+# script sets --grad-reduce-in-bf16, bf16 gradients (the 8B at cp=2 fits,
+# as it ran; with fp32 gradients it would not)
+# as fast as the same row that says both (mp_mode PURE: bf16 reduction), and
+# faster than the row that says neither
+if not all(priced(i) for i in (49, 50, 51, 52, 53)) or not rows[50]["predicted"] > rows[49]["predicted"] or \
+        abs(rows[50]["predicted"] / rows[51]["predicted"] - 1) > 1e-9:
+    bad.append("examples/llama row not read with TP comm overlap and bf16 gradients: %s against %s and %s" %
+               (rows[50], rows[49], rows[51]))
+elif rows[52]["fits"] or not rows[53]["fits"]:
+    bad.append("examples/llama row not read with bf16 gradients: %s against %s" % (rows[53], rows[52]))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
