@@ -442,6 +442,119 @@ static void pipeline_layout(const pt_model *m, pt_strategy *st, int *split_check
     }
 }
 
+/* The engine and its settings a row ran with, read from its source and
+ * notes into *job (precision, fused attention, the engine, AutoModel's pure
+ * bf16, routing, the overlaps, the dispatcher, the gradients' dtype); a NeMo
+ * row's blank zero_stage into *zero. */
+static void read_job(char **f, const char *notes, const pt_model *m, const pt_cluster *c, int mosaic, int automodel,
+                     int64_t seq, int64_t gbs, pt_job *job, int64_t *zero)
+{
+    int megatron_nemo;
+    memset(job, 0, sizeof *job);
+    job->seq_len = seq;
+    job->global_batch = gbs;
+    job->dtype = row_dtype(notes);
+    /* fused attention: where the notes name it, and on every Hopper or
+     * newer device (a device with fp8), whose stacks all run it (Transformer
+     * Engine in Megatron-Core and NeMo, SDPA in torchtitan and AutoModel);
+     * Megatron's 2021-22 A100 runs predate it */
+    job->flash_attention = pt_str_has_ci(notes, "flashattention") || pt_str_has_ci(notes, "flash attention") ||
+                           c->dev.tflops_fp8 > 0;
+    /* the engine: PyTorch FSDP for llm-foundry, torchtitan and NeMo
+     * AutoModel (FSDP2) by their source; DeepSpeed where the notes name
+     * ZeRO as DeepSpeed spells it ("scheme=ZeRO-3", Narayanan Table 2) --
+     * not the column name zero_stage, which notes quote for any engine
+     * ("zero_stage 3 = FSDP2", "zero_stage=1 inferred"); else Megatron-LM
+     * (Megatron-Core, NeMo, MLPerf's NeMo) */
+    job->engine = mosaic || pt_str_has_ci(f[C_SOURCE], "torchtitan") || automodel
+                      ? PT_ENGINE_FSDP
+                  : strstr(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
+                                          : PT_ENGINE_MEGATRON;
+    /* NeMo AutoModel builds its model in bf16 unless told otherwise
+     * (NeMoAutoModelForCausalLM.from_config and from_pretrained: torch_dtype
+     * "auto", "defaults to torch.bfloat16", nemo_automodel/_transformers/
+     * auto_model.py) and its benchmark configs step torch.optim.Adam, whose
+     * m and v take the parameters' dtype: pure bf16, no fp32 master.  Of
+     * the configs the rows name, none sets a model dtype but one version of
+     * Nemotron 3 Super's (dtype: float32; which version the row ran is not
+     * known) and the Llama 3.1 70B one (torch_dtype: bf16, with Transformer
+     * Engine's FusedAdam, whose m and v are fp32 by default: 4 B a
+     * parameter more than priced, 4.4 GiB on its 64 GPUs, and it fits
+     * either way).  A row whose notes say float32 is mixed precision. */
+    job->states_bf16 = automodel && !pt_str_has_ci(notes, "float32");
+    /* AutoModel's benchmarks route with a "fake balanced MoE gate", the
+     * moe_recipes with Megatron-Core's --moe-router-force-load-balancing
+     * ("router force load balancing"): every expert gets its even share */
+    if (pt_str_has_ci(notes, "fake balanced") || pt_str_has_ci(notes, "force load balancing"))
+        job->moe_imbalance = 1.0;
+    /* AutoModel's FakeBalancedGate routes token i to experts ik .. ik+k-1
+     * (mod E), neighbours on one or two ranks; Megatron-Core's forced
+     * balancing draws random logits, so its experts are spread uniformly */
+    job->moe_contiguous_routing = pt_str_has_ci(notes, "fake balanced");
+    /* the moe_recipes' "EP overlap": Megatron-Core's
+     * --overlap-moe-expert-parallel-comm */
+    job->moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job->engine == PT_ENGINE_MEGATRON;
+    /* a hand layout with the MTP depth in a slot of its own ("PP layout
+     * Et*4|(tttt|)*14tmL": one layer, the MTP depth and the loss on the
+     * last virtual stage) balances the ranks around it */
+    {
+        long at = find_ci(notes, "PP layout ");
+        const char *p = at < 0 ? "" : notes + at + strlen("PP layout ");
+        size_t len = strcspn(p, " ;,");
+        job->mtp_in_layout = m->mtp_layers > 0 && memchr(p, 'm', len) != NULL;
+    }
+    /* "TP comm overlap" (MLPerf's NeMo configs, Megatron-LM's README runs:
+     * --tp-comm-overlap); torchtitan's "async TP" / "AsyncTP"
+     * (enable_async_tensor_parallel) */
+    job->tp_comm_overlap = job->engine == PT_ENGINE_MEGATRON
+                               ? pt_str_has_ci(notes, "TP comm overlap") || pt_str_has_ci(notes, "tp-comm-overlap")
+                               : job->engine == PT_ENGINE_FSDP && (pt_str_has_ci(notes, "async TP") ||
+                                                                   pt_str_has_ci(notes, "AsyncTP"));
+    /* NeMo 2.0's performance summaries (docs.nvidia.com/nemo-framework,
+     * containers 25.x) are measured with scripts/performance/llm, whose
+     * recipes in performance mode add MegatronCommOverlapCallback with
+     * tp_comm_overlap=True (nemo/collections/llm/recipes/llama3_70b.py,
+     * pretrain_recipe_performance; pretrain_nemotron4_340b.py asserts the
+     * callback, "Required for performance", and sets its userbuffers
+     * configuration for B200 and GB200) and sequence_parallel = tp > 1 */
+    if (job->engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "docs.nvidia.com/nemo-framework") &&
+        pt_str_has_ci(f[C_SOURCE], "Container: NeMo 25."))
+        job->tp_comm_overlap = 1;
+    /* Megatron-LM's examples/llama/README.md FP8 table: "This configuration
+     * follows those defined in NeMo Framework's performance scripts" (the
+     * README), run as they run (TP comm overlap, above); its one published
+     * script, train_llama3_8b_h100_fp8.sh, reduces gradients in bf16
+     * (--grad-reduce-in-bf16), as NeMo's do (below) */
+    megatron_nemo = job->engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "Megatron-LM examples/llama/README");
+    if (megatron_nemo) job->tp_comm_overlap = 1;
+    /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
+     * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
+     * once per rank and node, not once per expert */
+    job->moe_dedup_dispatch = pt_str_has_ci(notes, "HybridEP") ? PT_MOE_HYBRIDEP
+                              : pt_str_has_ci(notes, "DeepEP")  ? PT_MOE_DEEPEP
+                                                                : PT_MOE_ALLTOALL;
+    /* NeMo's pretraining recipes run Megatron-Core's distributed optimizer
+     * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
+     * row that leaves zero_stage blank ran it */
+    if (!f[C_ZERO][0] && pt_str_has_ci(f[C_SOURCE], "NeMo") && job->engine == PT_ENGINE_MEGATRON) *zero = 1;
+    /* NeMo's FP8 performance runs reduce gradients in bf16: its performance
+     * scripts set grad_reduce_in_fp32 = False with bf16_with_fp8_mixed()
+     * (NVIDIA/NeMo scripts/performance/llm, e.g. pretrain_gpt3_175b.py).
+     * NVIDIA's MLPerf submissions run NeMo (results *_nemo, the source
+     * names them) and are priced the same; their configs are not in the
+     * row, so for them it is inferred (with fp32 gradients their 24 H100
+     * rows read 14.5% and 4 more runs would not fit; with bf16, 9.5%) */
+    job->grad_bf16 = job->dtype == PT_FP8 && (pt_str_has_ci(f[C_SOURCE], "NeMo") || megatron_nemo) &&
+                     job->engine == PT_ENGINE_MEGATRON;
+    /* Composer's FSDP mixed precision: PURE reduces in bf16 in every
+     * release (get_mixed_precision: reduce_dtype = the precision); DEFAULT
+     * in fp32 in its current one (composer/distributed/
+     * mosaic_parallelism.py), in the autocast precision in some 2022-23
+     * ones, and which the MPT tables ran is not recorded: left at fp32,
+     * the FSDP default.  llm-foundry's rows name their mp_mode */
+    if (pt_str_has_ci(notes, "mp_mode PURE")) job->grad_bf16 = 1;
+}
+
 /* The micro-batch the planner finds fastest for st with everything else
  * pinned, into *best; 0 where no size fits or the search fails. */
 static int best_mbs(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st, int64_t gbs,
@@ -478,7 +591,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
     int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml"), automodel = pt_str_has_ci(f[C_SOURCE], "Automodel");
-    int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0, megatron_nemo;
+    int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0;
     pt_status rc;
     const pt_model *cat = NULL;
     char *end;
@@ -674,109 +787,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     if (pt_model_check(&m, &d) != PT_OK) return skip(r, "model shape is invalid");
 
     if (!build_cluster(vc, f[C_GPU], n, calib, &c, r)) return;
-    memset(&job, 0, sizeof job);
-    job.seq_len = seq;
-    job.global_batch = gbs;
-    job.dtype = row_dtype(notes);
-    /* fused attention: where the notes name it, and on every Hopper or
-     * newer device (a device with fp8), whose stacks all run it (Transformer
-     * Engine in Megatron-Core and NeMo, SDPA in torchtitan and AutoModel);
-     * Megatron's 2021-22 A100 runs predate it */
-    job.flash_attention = pt_str_has_ci(notes, "flashattention") || pt_str_has_ci(notes, "flash attention") ||
-                          c.dev.tflops_fp8 > 0;
-    /* the engine: PyTorch FSDP for llm-foundry, torchtitan and NeMo
-     * AutoModel (FSDP2) by their source; DeepSpeed where the notes name
-     * ZeRO as DeepSpeed spells it ("scheme=ZeRO-3", Narayanan Table 2) --
-     * not the column name zero_stage, which notes quote for any engine
-     * ("zero_stage 3 = FSDP2", "zero_stage=1 inferred"); else Megatron-LM
-     * (Megatron-Core, NeMo, MLPerf's NeMo) */
-    job.engine = mosaic || pt_str_has_ci(f[C_SOURCE], "torchtitan") || automodel
-                     ? PT_ENGINE_FSDP
-                 : strstr(notes, "ZeRO") ? PT_ENGINE_DEEPSPEED
-                                         : PT_ENGINE_MEGATRON;
-    /* NeMo AutoModel builds its model in bf16 unless told otherwise
-     * (NeMoAutoModelForCausalLM.from_config and from_pretrained: torch_dtype
-     * "auto", "defaults to torch.bfloat16", nemo_automodel/_transformers/
-     * auto_model.py) and its benchmark configs step torch.optim.Adam, whose
-     * m and v take the parameters' dtype: pure bf16, no fp32 master.  Of
-     * the configs the rows name, none sets a model dtype but one version of
-     * Nemotron 3 Super's (dtype: float32; which version the row ran is not
-     * known) and the Llama 3.1 70B one (torch_dtype: bf16, with Transformer
-     * Engine's FusedAdam, whose m and v are fp32 by default: 4 B a
-     * parameter more than priced, 4.4 GiB on its 64 GPUs, and it fits
-     * either way).  A row whose notes say float32 is mixed precision. */
-    job.states_bf16 = automodel && !pt_str_has_ci(notes, "float32");
-    /* AutoModel's benchmarks route with a "fake balanced MoE gate", the
-     * moe_recipes with Megatron-Core's --moe-router-force-load-balancing
-     * ("router force load balancing"): every expert gets its even share */
-    if (pt_str_has_ci(notes, "fake balanced") || pt_str_has_ci(notes, "force load balancing"))
-        job.moe_imbalance = 1.0;
-    /* AutoModel's FakeBalancedGate routes token i to experts ik .. ik+k-1
-     * (mod E), neighbours on one or two ranks; Megatron-Core's forced
-     * balancing draws random logits, so its experts are spread uniformly */
-    job.moe_contiguous_routing = pt_str_has_ci(notes, "fake balanced");
-    /* the moe_recipes' "EP overlap": Megatron-Core's
-     * --overlap-moe-expert-parallel-comm */
-    job.moe_a2a_overlap = pt_str_has_ci(notes, "EP overlap") && job.engine == PT_ENGINE_MEGATRON;
-    /* a hand layout with the MTP depth in a slot of its own ("PP layout
-     * Et*4|(tttt|)*14tmL": one layer, the MTP depth and the loss on the
-     * last virtual stage) balances the ranks around it */
-    {
-        long at = find_ci(notes, "PP layout ");
-        const char *p = at < 0 ? "" : notes + at + strlen("PP layout ");
-        size_t len = strcspn(p, " ;,");
-        job.mtp_in_layout = m.mtp_layers > 0 && memchr(p, 'm', len) != NULL;
-    }
-    /* "TP comm overlap" (MLPerf's NeMo configs, Megatron-LM's README runs:
-     * --tp-comm-overlap); torchtitan's "async TP" / "AsyncTP"
-     * (enable_async_tensor_parallel) */
-    job.tp_comm_overlap = job.engine == PT_ENGINE_MEGATRON
-                              ? pt_str_has_ci(notes, "TP comm overlap") || pt_str_has_ci(notes, "tp-comm-overlap")
-                              : job.engine == PT_ENGINE_FSDP && (pt_str_has_ci(notes, "async TP") ||
-                                                                 pt_str_has_ci(notes, "AsyncTP"));
-    /* NeMo 2.0's performance summaries (docs.nvidia.com/nemo-framework,
-     * containers 25.x) are measured with scripts/performance/llm, whose
-     * recipes in performance mode add MegatronCommOverlapCallback with
-     * tp_comm_overlap=True (nemo/collections/llm/recipes/llama3_70b.py,
-     * pretrain_recipe_performance; pretrain_nemotron4_340b.py asserts the
-     * callback, "Required for performance", and sets its userbuffers
-     * configuration for B200 and GB200) and sequence_parallel = tp > 1 */
-    if (job.engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "docs.nvidia.com/nemo-framework") &&
-        pt_str_has_ci(f[C_SOURCE], "Container: NeMo 25."))
-        job.tp_comm_overlap = 1;
-    /* Megatron-LM's examples/llama/README.md FP8 table: "This configuration
-     * follows those defined in NeMo Framework's performance scripts" (the
-     * README), run as they run (TP comm overlap, above); its one published
-     * script, train_llama3_8b_h100_fp8.sh, reduces gradients in bf16
-     * (--grad-reduce-in-bf16), as NeMo's do (below) */
-    megatron_nemo = job.engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "Megatron-LM examples/llama/README");
-    if (megatron_nemo) job.tp_comm_overlap = 1;
-    /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
-     * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
-     * once per rank and node, not once per expert */
-    job.moe_dedup_dispatch = pt_str_has_ci(notes, "HybridEP") ? PT_MOE_HYBRIDEP
-                             : pt_str_has_ci(notes, "DeepEP")  ? PT_MOE_DEEPEP
-                                                               : PT_MOE_ALLTOALL;
-    /* NeMo's pretraining recipes run Megatron-Core's distributed optimizer
-     * (use_distributed_optimizer True in every NeMo 2.0 llm recipe); a NeMo
-     * row that leaves zero_stage blank ran it */
-    if (!f[C_ZERO][0] && pt_str_has_ci(f[C_SOURCE], "NeMo") && job.engine == PT_ENGINE_MEGATRON) zero = 1;
-    /* NeMo's FP8 performance runs reduce gradients in bf16: its performance
-     * scripts set grad_reduce_in_fp32 = False with bf16_with_fp8_mixed()
-     * (NVIDIA/NeMo scripts/performance/llm, e.g. pretrain_gpt3_175b.py).
-     * NVIDIA's MLPerf submissions run NeMo (results *_nemo, the source
-     * names them) and are priced the same; their configs are not in the
-     * row, so for them it is inferred (with fp32 gradients their 24 H100
-     * rows read 14.5% and 4 more runs would not fit; with bf16, 9.5%) */
-    job.grad_bf16 = job.dtype == PT_FP8 && (pt_str_has_ci(f[C_SOURCE], "NeMo") || megatron_nemo) &&
-                    job.engine == PT_ENGINE_MEGATRON;
-    /* Composer's FSDP mixed precision: PURE reduces in bf16 in every
-     * release (get_mixed_precision: reduce_dtype = the precision); DEFAULT
-     * in fp32 in its current one (composer/distributed/
-     * mosaic_parallelism.py), in the autocast precision in some 2022-23
-     * ones, and which the MPT tables ran is not recorded: left at fp32,
-     * the FSDP default.  llm-foundry's rows name their mp_mode */
-    if (pt_str_has_ci(notes, "mp_mode PURE")) job.grad_bf16 = 1;
+    read_job(f, notes, &m, &c, mosaic, automodel, seq, gbs, &job, &zero);
 
     memset(&st, 0, sizeof st);
     st.tp = (int)tp;
