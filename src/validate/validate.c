@@ -525,7 +525,8 @@ static void read_job(char **f, const char *notes, const pt_model *m, const pt_cl
      * README), run as they run (TP comm overlap, above); its one published
      * script, train_llama3_8b_h100_fp8.sh, reduces gradients in bf16
      * (--grad-reduce-in-bf16), as NeMo's do (below) */
-    megatron_nemo = job->engine == PT_ENGINE_MEGATRON && pt_str_has_ci(f[C_SOURCE], "Megatron-LM examples/llama/README");
+    megatron_nemo = job->engine == PT_ENGINE_MEGATRON &&
+                    pt_str_has_ci(f[C_SOURCE], "Megatron-LM examples/llama/README");
     if (megatron_nemo) job->tp_comm_overlap = 1;
     /* the dispatcher the notes name: DeepEP (the moe_recipes, NeMo
      * AutoModel's "TE + DeepEP") or Megatron-Core's HybridEP send a token
@@ -555,27 +556,28 @@ static void read_job(char **f, const char *notes, const pt_model *m, const pt_cl
     if (pt_str_has_ci(notes, "mp_mode PURE")) job->grad_bf16 = 1;
 }
 
-/* The micro-batch the planner finds fastest for st with everything else
- * pinned, into *best; 0 where no size fits or the search fails. */
-static int best_mbs(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st, int64_t gbs,
-                    pt_strategy *best)
+/* The planner's fastest strategy for the row at gbs sequences a step, the
+ * keys in `pin` held at st's values: into *best, 1; 0 where no strategy
+ * fits; -1 where the search fails. */
+static int search_best(const pt_model *m, const pt_cluster *c, const pt_job *job, const pt_strategy *st, int64_t gbs,
+                       unsigned pin, pt_strategy *best)
 {
     pt_search_opts o;
     pt_search_result sr;
     pt_diag d;
-    int ok;
-    if (gbs <= 0) return 0;
+    int got;
     memset(&o, 0, sizeof o);
     pt_space_init(&o.space);
     o.top_k = 1;
     o.threads = 1;
     o.prune = 1;
     o.gbs_lo = o.gbs_hi = gbs;
-    pt_space_pin(&o.space, st, ~(unsigned)(PT_K_MBS | PT_K_GBS));
-    ok = pt_search_engine(m, c, job, &o, &sr, &d) == PT_OK && sr.n >= 1;
-    if (ok) *best = sr.plans[0].st;
+    pt_space_pin(&o.space, st, pin);
+    if (pt_search_engine(m, c, job, &o, &sr, &d) != PT_OK) got = -1;
+    else if (sr.n < 1) got = 0;
+    else got = 1, *best = sr.plans[0].st;
     pt_search_free(&sr);
-    return ok;
+    return got;
 }
 
 static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r)
@@ -591,7 +593,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     int64_t n = 0, tp = 0, pp = 0, dp = 0, cp = 0, vpp = 0, mbs = 0, gbs = 0, zero = 0;
     const char *metric = f[C_METRIC], *notes = f[C_NOTES];
     int mosaic = pt_str_has_ci(f[C_SOURCE], "mosaicml"), automodel = pt_str_has_ci(f[C_SOURCE], "Automodel");
-    int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0;
+    int ci = -1, by_name = 0, whole = 0, split_check = 0, searched = 0, mbs_blank = 0;
     pt_status rc;
     const pt_model *cat = NULL;
     char *end;
@@ -687,7 +689,7 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
          * it (Megatron's --micro-batch-size has no default; Megatron-LM's
          * weak-scaling table and Narayanan et al.'s Table 1 state none) */
         mbs = 1;
-        if (!searched) searched = 3; /* the search below, or 1 (said there) */
+        mbs_blank = !searched; /* a searched row's comes with the rest */
     }
     if (num(f[C_GBS], &gbs) <= 0 && note_int(notes, "GBS=", &gbs) && find_ci(notes, "per DP replica") >= 0) {
         /* "Table 5 runs used GBS=280 per DP replica" (Korthikanti's 530B on
@@ -828,52 +830,29 @@ static void predict_row(vcache *vc, char **f, const pt_vcalib *calib, pt_vrow *r
     st.schedule = vpp > 1 ? PT_SCHED_INTERLEAVED : PT_SCHED_1F1B;
     st.offload = PT_OFF_NONE;
     pipeline_layout(&m, &st, &split_check);
-    if (searched == 3 && !split_check) {
-        /* the micro-batch alone: where no size fits (or the search cannot
-         * lay the row out), 1, said so */
+    if (mbs_blank) {
+        /* the micro-batch alone; 1 where no size fits or the search cannot
+         * lay the row out (split_check), said either way */
         pt_strategy best;
-        if (best_mbs(&m, &c, &job, &st, gbs, &best)) {
-            st = best;
-            add_assumed(r, "mbs: the planner's best");
-        } else
-            add_assumed(r, "mbs 1");
-        searched = 0;
-    } else if (searched == 3) {
-        add_assumed(r, "mbs 1");
-        searched = 0;
+        unsigned all_but_mbs = ~(unsigned)(PT_K_MBS | PT_K_GBS);
+        int got = !split_check && gbs > 0 ? search_best(&m, &c, &job, &st, gbs, all_but_mbs, &best) : 0;
+        if (got > 0) st = best;
+        add_assumed(r, got > 0 ? "mbs: the planner's best" : "mbs 1");
     }
     if (searched) {
-        pt_search_opts o;
-        pt_search_result sr;
-        if (gbs <= 0) return skip(r, "global_batch not given");
-        memset(&o, 0, sizeof o);
-        pt_space_init(&o.space);
-        o.top_k = 1;
-        o.threads = 1;
-        o.prune = 1;
-        o.gbs_lo = o.gbs_hi = gbs;
         /* what the row does say holds: its recompute (Narayanan's FLOP
          * count includes the recompute pass), and no context parallelism
          * where the row's cp column is blank or 1 */
-        {
-            unsigned pin = PT_K_CP | (f[C_RECOMPUTE][0] ? PT_K_RECOMPUTE : 0u) |
-                           (searched == 2 ? PT_K_TP | PT_K_PP : 0u);
-            /* what its software ran: Narayanan et al.'s 2021 Megatron-LM
-             * had no sequence parallelism (Korthikanti et al. 2022) and no
-             * distributed optimizer (Megatron-LM's, also 2022) */
-            if (pt_str_has_ci(f[C_SOURCE], "Narayanan")) pin |= PT_K_SP | PT_K_ZERO;
-            pt_space_pin(&o.space, &st, pin);
-        }
-        if (pt_search_engine(&m, &c, &job, &o, &sr, &d) != PT_OK) {
-            pt_search_free(&sr);
-            return skip(r, "parallel configuration not given and the search failed");
-        }
-        if (sr.n < 1) {
-            pt_search_free(&sr);
-            return skip(r, "parallel configuration not given and no plan fits");
-        }
-        st = sr.plans[0].st;
-        pt_search_free(&sr);
+        unsigned pin = PT_K_CP | (f[C_RECOMPUTE][0] ? PT_K_RECOMPUTE : 0u) | (searched == 2 ? PT_K_TP | PT_K_PP : 0u);
+        int got;
+        if (gbs <= 0) return skip(r, "global_batch not given");
+        /* what its software ran: Narayanan et al.'s 2021 Megatron-LM had no
+         * sequence parallelism (Korthikanti et al. 2022) and no distributed
+         * optimizer (Megatron-LM's, also 2022) */
+        if (pt_str_has_ci(f[C_SOURCE], "Narayanan")) pin |= PT_K_SP | PT_K_ZERO;
+        got = search_best(&m, &c, &job, &st, gbs, pin, &st);
+        if (got < 0) return skip(r, "parallel configuration not given and the search failed");
+        if (got == 0) return skip(r, "parallel configuration not given and no plan fits");
         split_check = 0;
     }
     pt_strategy_format(&st, r->strategy, sizeof r->strategy);
