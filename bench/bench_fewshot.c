@@ -5,7 +5,13 @@
  * calibrate on three of its rows (fastest, median and slowest measured step)
  * with `partita calibrate`'s code (src/validate/calib.c) and predict the
  * rest; prints the mean |error| of the step time on those other rows, after
- * calibration and zero-shot (the catalog's constants), side by side.
+ * calibration and zero-shot (the catalog's constants), side by side.  Two
+ * bounds beside them, on the same rows, each knowing their measurements
+ * (in-sample, so neither is a prediction): the group calibrated on all its
+ * rows, and the group's predictions times the one factor that fits those
+ * rows best -- what any calibration that moves a group as one can reach.
+ * Where that factor leaves more than a target, the group's error is
+ * scatter between its rows, which no constant shared by them removes.
  * Usage: bench_fewshot RUNS.csv.  Never fails on accuracy: exits 1 only when
  * the CSV cannot be read.
  */
@@ -43,6 +49,25 @@ static void sort_by_step(group *g)
         }
 }
 
+/* The factor s minimising sum_i |s q_i - 1| (q_i = predicted / measured
+ * step, n >= 1): sum_i q_i |s - 1/q_i| is least at the median of the 1/q_i
+ * weighted by q_i.  Returns that sum divided by n, the mean |error| at s. */
+static double best_scale_error(double *q, int n)
+{
+    double tot = 0, acc = 0, s, e = 0;
+    int i, j;
+    for (i = 1; i < n; i++) /* by 1/q ascending, that is q descending */
+        for (j = i; j > 0 && q[j] > q[j - 1]; j--) {
+            double t = q[j];
+            q[j] = q[j - 1], q[j - 1] = t;
+        }
+    for (i = 0; i < n; i++) tot += q[i];
+    for (i = 0; i < n - 1 && (acc += q[i]) < 0.5 * tot; i++) {}
+    s = 1.0 / q[i];
+    for (j = 0; j < n; j++) e += fabs(s * q[j] - 1.0);
+    return e / n;
+}
+
 /* The framework or source of a row, as bench/run.sh's digest groups them:
  * the source's first word without its "@commit", MLPerf's rounds together,
  * NeMo's documentation pages as NVIDIA/NeMo. */
@@ -71,7 +96,7 @@ int main(int argc, char **argv)
     pt_vresult vr;
     group g[MAX_GROUPS];
     int ng = 0, *use;
-    double zs_all = 0, fs_all = 0, fp_all = 0;
+    double zs_all = 0, fs_all = 0, fp_all = 0, fa_all = 0, sc_all = 0, sc;
     int n_all = 0, groups_shown = 0;
     if (argc != 2) {
         fprintf(stderr, "usage: bench_fewshot RUNS.csv\n");
@@ -107,16 +132,18 @@ int main(int argc, char **argv)
     use = calloc((size_t)(vr.n ? vr.n : 1), sizeof *use);
     if (!use) return 1;
     printf("few-shot: calibrate on 3 rows of a group (fastest, median, slowest measured step),\n"
-           "predict its other rows; mean |step-time error| on those rows (groups of >= %d priced rows)\n",
+           "predict its other rows; mean |step-time error| on those rows (groups of >= %d priced rows);\n"
+           "in-sample bounds on the same rows: calibrated on all the group's rows, and zero-shot times\n"
+           "the one factor that fits them best\n",
            MIN_ROWS);
-    printf("%-28s %-26s %5s %10s %10s %10s  %s\n", "group (source)", "device", "rows", "zero-shot", "few-shot",
-           "--prior", "fitted; held at a bound (the rest held at defaults)");
+    printf("%-28s %-26s %5s %10s %10s %10s %10s %10s  %s\n", "group (source)", "device", "rows", "zero-shot",
+           "few-shot", "--prior", "all rows", "one scale", "fitted; held at a bound (the rest held at defaults)");
     for (int k = 0; k < ng; k++) {
         group *G = &g[k];
         const pt_cluster *big = NULL;
         int pick[3];
-        pt_calib_runs r, rp;
-        double zs = 0, fs = 0, fp = 0;
+        pt_calib_runs r, rp, ra;
+        double zs = 0, fs = 0, fp = 0, fa = 0, *ratio;
         int m = 0;
         char fitted[160] = "";
         if (G->n < MIN_ROWS) continue;
@@ -139,6 +166,18 @@ int main(int argc, char **argv)
             pt_calib_runs_free(&r);
             continue;
         }
+        /* the in-sample bound: every row of the group calibrates */
+        for (int i = 0; i < G->n; i++) use[G->rows[i]] = 1;
+        if (pt_calib_runs_fit(&vr, use, big, NULL, 0, argv[1], &ra, &d) != PT_OK) {
+            printf("%-28.28s %-26.26s %5d  calibration on all rows failed: %s\n", G->key, G->device, G->n, d.msg);
+            pt_calib_runs_free(&r);
+            pt_calib_runs_free(&rp);
+            continue;
+        }
+        memset(use, 0, (size_t)vr.n * sizeof *use);
+        for (int k3 = 0; k3 < 3; k3++) use[G->rows[pick[k3]]] = 1;
+        ratio = malloc((size_t)G->n * sizeof *ratio);
+        if (!ratio) return 1;
         for (int pass = 0; pass < 2; pass++) {
             pt_calib_state want = pass ? PT_CALIB_HELD_BOUND : PT_CALIB_FITTED;
             int first = 1;
@@ -152,15 +191,16 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < G->n; i++) {
             const pt_vrow *w = &vr.rows[G->rows[i]];
-            double ms, p0, p1, p2;
+            double ms, p0, p1, p2, p3;
             if (use[G->rows[i]]) continue;
             if (pt_calib_row_step(w, big, &ms, &p0) != 0 || pt_calib_row_step(w, &r.cluster, &ms, &p1) != 0 ||
-                pt_calib_row_step(w, &rp.cluster, &ms, &p2) != 0)
+                pt_calib_row_step(w, &rp.cluster, &ms, &p2) != 0 || pt_calib_row_step(w, &ra.cluster, &ms, &p3) != 0)
                 continue;
             zs += fabs(p0 / ms - 1.0);
             fs += fabs(p1 / ms - 1.0);
             fp += fabs(p2 / ms - 1.0);
-            m++;
+            fa += fabs(p3 / ms - 1.0);
+            ratio[m++] = p0 / ms;
         }
         if (getenv("BENCH_FEWSHOT_VERBOSE")) { /* the fitted values too */
             for (int q = 0; q < 3; q++) printf("  calibration row: line %d\n", vr.rows[G->rows[pick[q]]].line);
@@ -173,16 +213,22 @@ int main(int argc, char **argv)
         }
         pt_calib_runs_free(&r);
         pt_calib_runs_free(&rp);
-        if (!m) continue;
-        printf("%-28.28s %-26.26s %5d %9.1f%% %9.1f%% %9.1f%%  %s\n", G->key, G->device, G->n, 100.0 * zs / m,
-               100.0 * fs / m, 100.0 * fp / m, fitted[0] ? fitted : "none");
-        zs_all += zs, fs_all += fs, fp_all += fp, n_all += m;
+        pt_calib_runs_free(&ra);
+        if (!m) {
+            free(ratio);
+            continue;
+        }
+        sc = best_scale_error(ratio, m);
+        free(ratio);
+        printf("%-28.28s %-26.26s %5d %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%%  %s\n", G->key, G->device, G->n,
+               100.0 * zs / m, 100.0 * fs / m, 100.0 * fp / m, 100.0 * fa / m, 100.0 * sc, fitted[0] ? fitted : "none");
+        zs_all += zs, fs_all += fs, fp_all += fp, fa_all += fa, sc_all += sc * m, n_all += m;
         groups_shown++;
     }
     if (n_all)
-        printf("%-28s %-26s %5d %9.1f%% %9.1f%% %9.1f%%  (%d groups, %d predicted rows)\n", "all groups", "",
-               n_all + 3 * groups_shown, 100.0 * zs_all / n_all, 100.0 * fs_all / n_all, 100.0 * fp_all / n_all,
-               groups_shown, n_all);
+        printf("%-28s %-26s %5d %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%%  (%d groups, %d predicted rows)\n",
+               "all groups", "", n_all + 3 * groups_shown, 100.0 * zs_all / n_all, 100.0 * fs_all / n_all,
+               100.0 * fp_all / n_all, 100.0 * fa_all / n_all, 100.0 * sc_all / n_all, groups_shown, n_all);
     for (int k = 0; k < ng; k++) free(g[k].rows), free(g[k].meas);
     free(use);
     pt_validate_free(&vr);

@@ -16,14 +16,17 @@
 #      the rows the efficiency constants are fitted to, see tools/fit.c) and
 #      the HELD-OUT half (odd lines, out of sample), and per source group;
 #      time to train and epochs to target by workload and, for time to
-#      train, by accelerator generation (V100, A100, H100, ...).
+#      train, by accelerator generation (V100, A100, H100, ...); and an
+#      in-sample bound: each framework x generation group times the one
+#      factor that fits its own rows best (the group-wide offset removed).
 #      Without python3 it prints partita's own summary lines instead.
 #   4. few-shot accuracy: bench/bench_fewshot.c -- for every public group of
 #      training runs in published_runs.csv (one framework on one device, at
 #      least 12 priced rows), `partita calibrate`'s fit on three of its rows
 #      (fastest, median, slowest measured step) predicts the rest; mean
-#      |step-time error| next to the zero-shot error of the same rows.
-#      Never fails: a group that cannot be calibrated says so in the table.
+#      |step-time error| next to the zero-shot error of the same rows, and
+#      two in-sample bounds on them (calibrated on all the group's rows; the
+#      best single factor).  Never fails: a group that cannot be calibrated says so in the table.
 #   5. sweep on MPI: bench/bench_sweep.sh -- a 1000-question `partita sweep`
 #      of plan questions and a 144-question one of serving questions, each on
 #      one process and under `mpirun -np 2`, the speed-up and whether the
@@ -199,6 +202,29 @@ if by_source and rows:
     table("framework", framework)
     table("generation", generation)
     table("gpu", lambda r: field(r, "gpu") or "?")
+    # An in-sample bound, not a prediction: each framework x generation
+    # group's time rows with their predicted steps times the one factor
+    # that fits that group's own measurements best (a grid over +-50%).
+    # What is left is scatter within groups, which no constant the rows
+    # of a group share -- a device's efficiency, a calibration -- removes.
+    import math
+    def scaled(r, s):
+        e = r["error"]
+        stepwise = r["metric"] in ("iter_time_s", "layer_fwd_bwd_ms")
+        return abs((1.0 + e) * s - 1.0) if stepwise else abs((1.0 + e) / s - 1.0)
+    groups = {}
+    for r in rows:
+        if kind(r) == "time":
+            groups.setdefault((framework(r), generation(r)), []).append(r)
+    tot = n = 0
+    for rs in groups.values():
+        tot += min(sum(scaled(r, math.exp(k / 1000.0)) for r in rs) for k in range(-500, 501))
+        n += len(rs)
+    if n:
+        print("  in-sample bound: the %d framework x generation groups' time rows, each group's predictions"
+              % len(groups))
+        print("    times the one factor that fits its own rows best: %.1f%% mean |error| (%d rows; %.1f%% as predicted)"
+              % (100.0 * tot / n, n, 100.0 * sum(abs(r["error"]) for rs in groups.values() for r in rs) / n))
 # metrics that are neither (time to train, epochs to target): by metric and
 # by workload, with the held-out half beside
 other = [r for r in rows if kind(r) == "other"]
