@@ -68,6 +68,16 @@ static double best_scale_error(double *q, int n)
     return e / n;
 }
 
+/* A fit's cross-validation and its constants, for BENCH_FEWSHOT_VERBOSE. */
+static void print_fit(const pt_calib_fit *f)
+{
+    for (int q = 0; q <= f->cv_kmax && f->cv_folds; q++)
+        printf("  %d fitted: left-out rms log error %.4f\n", q, f->cv_rms[q]);
+    for (int j = 0; j < f->p; j++)
+        printf("  %-20s %10.4g -> %10.4g  se %.3g  sens %.3f  %s\n", f->param[j].name, f->param[j].def,
+               f->param[j].value, f->param[j].se_unit, f->param[j].sensitivity, pt_calib_state_key(f->param[j].state));
+}
+
 /* The framework or source of a row, as bench/run.sh's digest groups them:
  * the source's first word without its "@commit", MLPerf's rounds together,
  * NeMo's documentation pages as NVIDIA/NeMo. */
@@ -204,12 +214,9 @@ int main(int argc, char **argv)
         }
         if (getenv("BENCH_FEWSHOT_VERBOSE")) { /* the fitted values too */
             for (int q = 0; q < 3; q++) printf("  calibration row: line %d\n", vr.rows[G->rows[pick[q]]].line);
-            for (int q = 0; q <= r.fit.cv_kmax && r.fit.cv_folds; q++)
-                printf("  %d fitted: left-out rms log error %.4f\n", q, r.fit.cv_rms[q]);
-            for (int j = 0; j < r.fit.p; j++)
-                printf("  %-20s %10.4g -> %10.4g  se %.3g  sens %.3f  %s\n", r.fit.param[j].name, r.fit.param[j].def,
-                       r.fit.param[j].value, r.fit.param[j].se_unit, r.fit.param[j].sensitivity,
-                       pt_calib_state_key(r.fit.param[j].state));
+            print_fit(&r.fit);
+            printf("  calibrated on all %d rows:\n", G->n);
+            print_fit(&ra.fit);
         }
         pt_calib_runs_free(&r);
         pt_calib_runs_free(&rp);
